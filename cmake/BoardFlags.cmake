@@ -1,0 +1,27 @@
+# board::flags carries the language level, warnings and sanitizers. Every target links it
+# PRIVATE, so consumers of our libraries never inherit our warning set.
+add_library(board_flags INTERFACE)
+add_library(board::flags ALIAS board_flags)
+target_compile_features(board_flags INTERFACE cxx_std_20)
+target_compile_options(board_flags INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wnon-virtual-dtor
+  -Wold-style-cast -Woverloaded-virtual -Wimplicit-fallthrough)
+
+set(BOARD_SANITIZERS "" CACHE STRING "Comma-separated -fsanitize= list, e.g. address,undefined")
+if(BOARD_SANITIZERS)
+  set(_board_san -fsanitize=${BOARD_SANITIZERS} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    list(APPEND _board_san -fno-sanitize=function)
+  endif()
+  target_compile_options(board_flags INTERFACE ${_board_san})
+  target_link_options(board_flags INTERFACE ${_board_san})
+endif()
+
+# One test binary per component, registered test case by test case.
+function(board_add_tests name)
+  cmake_parse_arguments(arg "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${arg_SOURCES})
+  target_link_libraries(${name} PRIVATE ${arg_LIBS} Catch2::Catch2WithMain board::flags)
+  catch_discover_tests(${name} WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
+    PROPERTIES ENVIRONMENT "BOARD_SOURCE_DIR=${PROJECT_SOURCE_DIR};BOARD_BINARY_DIR=${PROJECT_BINARY_DIR}")
+endfunction()

@@ -1,0 +1,85 @@
+#pragma once
+// The reducer: the product's semantics as one pure function (spec/state-machine.md).
+//
+// reduce(ticket, event) returns the next ticket or a Rejection. It reads no clock, does no
+// I/O, never throws (beyond std::bad_alloc) and never asserts on input: every (state, event)
+// pair has an answer. Only accepted events are ever appended, so a rejection while
+// replaying a log means the log is corrupt.
+
+#include <board/event.hpp>
+#include <board/ticket.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace board {
+
+/// Why an event was refused: stable, machine-readable (`to_string` gives the wire name).
+enum class RejectReason : std::uint8_t {
+    not_created,           ///< an event before `created`
+    already_created,       ///< a second `created`
+    out_of_sequence,       ///< `seq` is not the ticket's seq + 1
+    invalid_field,         ///< a value out of range or malformed (id, priority, empty text...)
+    wrong_status,          ///< the event does not apply in the ticket's column
+    not_awaiting,          ///< a verdict on a ticket nobody asked a human about
+    awaiting_human,        ///< agent work on a ticket that waits for a human
+    run_in_flight,         ///< a second run, while one is in flight
+    unknown_run,           ///< finishing a run that is not the one in flight
+    not_human,             ///< provenance: only humans give verdicts, answers, cancels, gates
+    unknown_question,      ///< no question with that id
+    question_not_pending,  ///< answered, timed out or cancelled already
+    invalid_answer,        ///< the value does not fit the question's response type
+    not_due,               ///< a timeout before the question's `timeout_at`
+    answer_required,       ///< a verdict on a pending question: use `answer`
+    nothing_to_do,         ///< an update that changes nothing
+};
+std::string_view to_string(RejectReason);
+
+struct Rejection {
+    RejectReason reason = RejectReason::invalid_field;
+    std::string message;  ///< one sentence for a person, naming the ticket and the cause
+    friend bool operator==(const Rejection&, const Rejection&) = default;
+};
+
+/// The outcome of reduce: the next ticket, or why not. (std::expected arrives in C++23.)
+class [[nodiscard]] Reduced {
+public:
+    Reduced(Ticket t) : outcome_(std::move(t)) {}         // NOLINT(google-explicit-constructor)
+    Reduced(Rejection r) : outcome_(std::move(r)) {}      // NOLINT(google-explicit-constructor)
+
+    bool has_value() const noexcept { return outcome_.index() == 0; }
+
+    explicit operator bool() const noexcept { return has_value(); }
+
+    /// Precondition: has_value().
+    Ticket& value() & { return *std::get_if<Ticket>(&outcome_); }
+
+    const Ticket& value() const& { return *std::get_if<Ticket>(&outcome_); }
+
+    Ticket&& value() && { return std::move(*std::get_if<Ticket>(&outcome_)); }
+
+    /// Precondition: !has_value().
+    const Rejection& error() const { return *std::get_if<Rejection>(&outcome_); }
+
+private:
+    std::variant<Ticket, Rejection> outcome_;
+};
+
+/// Applies one event. Takes the ticket by value: pass it with std::move to fold without copies.
+Reduced reduce(Ticket ticket, const Event& event);
+
+/// The result of folding a sequence of events from an empty ticket.
+struct Folded {
+    Ticket ticket;  ///< the state after the last accepted event
+    /// The first event that was refused (its index in the input) and why; folding stops there.
+    std::optional<std::pair<std::size_t, Rejection>> failure;
+};
+
+Folded fold(std::span<const Event> events);
+
+}  // namespace board

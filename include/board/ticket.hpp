@@ -1,0 +1,208 @@
+#pragma once
+// The ticket: the state a log folds to. Plain values only, so a ticket can be compared,
+// copied into a snapshot and printed; every rule that changes it lives in reduce().
+//
+// Field and enumerator names follow the wire names of spec/state-machine.md §2; the
+// to_string/parse pairs below are the single source of those spellings.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace board {
+
+/// Milliseconds since the Unix epoch, UTC. Time only ever enters the model on an event.
+using UnixMillis = std::int64_t;
+
+/// The columns, in board order (earlier column = smaller value).
+enum class Status : std::uint8_t { backlog, research, ready, planning, implementing, review, done };
+inline constexpr std::array all_statuses{Status::backlog,
+                                         Status::research,
+                                         Status::ready,
+                                         Status::planning,
+                                         Status::implementing,
+                                         Status::review,
+                                         Status::done};
+
+/// The statuses in which an agent works (spec §3).
+constexpr bool is_agent_phase(Status s) {
+    return s == Status::research || s == Status::planning || s == Status::implementing ||
+           s == Status::review;
+}
+
+enum class Resolution : std::uint8_t { completed, wont_do };
+
+/// Whose turn it is when not the agent's. The ticket's `awaiting` is absent for the agent.
+enum class Awaiting : std::uint8_t { work, approval, input, review, content, escalation, checkpoint };
+
+/// Why the ticket awaits a human: the rules for a verdict depend on it (spec §3, §5, §6).
+enum class Handoff : std::uint8_t {
+    signal,    ///< an agent signalled it, or a human set it with `update --awaiting`
+    gate,      ///< a phase gate of the board policy: approving passes the gate
+    question,  ///< a pending blocking question: answered with `board answer`, not a verdict
+    system,    ///< the board escalated (budget, attempts, iterations, a timed-out question)
+};
+
+enum class Gate : std::uint8_t { none, checkpoint, approval };
+
+enum class TicketType : std::uint8_t { task, bug, feature, chore, epic };
+
+enum class ArtifactKind : std::uint8_t { research, plan, implementation_log, review };
+inline constexpr std::array all_artifact_kinds{ArtifactKind::research,
+                                               ArtifactKind::plan,
+                                               ArtifactKind::implementation_log,
+                                               ArtifactKind::review};
+
+enum class ArtifactStatus : std::uint8_t { in_progress, complete, rejected };
+
+enum class ActorKind : std::uint8_t { human, agent, system };
+
+enum class QuestionKind : std::uint8_t { blocking, non_blocking, approval, error_recovery };
+enum class ResponseType : std::uint8_t { text, choice, boolean, approval };
+enum class QuestionStatus : std::uint8_t { pending, answered, timed_out, cancelled };
+
+/// Who wrote an event: `human:<name>`, `agent:<phase>` or `system`.
+struct Actor {
+    ActorKind kind = ActorKind::system;
+    std::string name;  ///< the human's name or the agent's phase; empty for system
+    friend bool operator==(const Actor&, const Actor&) = default;
+};
+
+struct Artifact {
+    std::string path;  ///< relative to the ticket folder, e.g. `research.md`
+    ArtifactStatus status = ArtifactStatus::in_progress;
+    std::string summary;
+    std::string sha256;  ///< hex digest of the content when it was recorded
+    UnixMillis created_at = 0;
+    UnixMillis updated_at = 0;
+    friend bool operator==(const Artifact&, const Artifact&) = default;
+};
+
+struct Note {
+    ActorKind from = ActorKind::human;
+    std::string author;  ///< the human's name or the agent's phase; empty for system
+    std::string text;
+    UnixMillis at = 0;
+    friend bool operator==(const Note&, const Note&) = default;
+};
+
+struct QuestionOption {
+    std::string id;
+    std::string label;
+    std::string value;
+    std::string description;
+    friend bool operator==(const QuestionOption&, const QuestionOption&) = default;
+};
+
+struct Question {
+    std::string id;  ///< local to the ticket (`q1`); the CLI shows it as `PROJ-12.q1`
+    std::string question;
+    QuestionKind kind = QuestionKind::blocking;
+    ResponseType response_type = ResponseType::text;
+    std::vector<QuestionOption> options;
+    std::string context;
+    std::optional<std::string> default_response;
+    UnixMillis asked_at = 0;
+    std::optional<UnixMillis> timeout_at;  ///< absent: never times out
+    QuestionStatus status = QuestionStatus::pending;
+    std::string answer;
+    Actor answered_by;
+    UnixMillis answered_at = 0;
+    friend bool operator==(const Question&, const Question&) = default;
+};
+
+/// The limits a run was started under. They travel on the `run-started` event so a replay
+/// decides exactly as the daemon did, even after board.yaml has changed.
+struct RunPolicy {
+    Gate gate = Gate::none;  ///< the gate of the run's phase
+    int max_iterations = 10;
+    int max_attempts = 3;
+    double max_cost_usd = 10.0;  ///< per ticket; 0 = unlimited
+    bool review_agent = true;    ///< implementing → review runs the review-prep agent first
+    friend bool operator==(const RunPolicy&, const RunPolicy&) = default;
+};
+
+/// The agent run in flight.
+struct Run {
+    std::string id;
+    Status phase = Status::research;
+    UnixMillis started_at = 0;
+    RunPolicy policy;
+    friend bool operator==(const Run&, const Run&) = default;
+};
+
+struct Ticket {
+    std::string id;  ///< empty until the `created` event
+    std::string title;
+    std::string description;
+    TicketType type = TicketType::task;
+    int priority = 2;
+    std::vector<std::string> labels;
+    std::string parent;
+    std::vector<std::string> blocked_by;
+
+    Status status = Status::backlog;
+    std::optional<Resolution> resolution;
+    std::optional<Awaiting> awaiting;
+    Handoff handoff = Handoff::signal;  ///< meaningful only while `awaiting` is set
+    std::optional<Awaiting> requires_;  ///< wire name `requires` (a C++20 keyword)
+
+    std::array<std::optional<Artifact>, all_artifact_kinds.size()> artifacts;
+    std::vector<Note> notes;
+    std::vector<Question> questions;
+
+    int phase_attempts = 0;
+    int phase_iterations = 0;
+    UnixMillis phase_started_at = 0;
+    std::optional<UnixMillis> last_failure_at;  ///< for retry backoff
+    std::optional<Run> run;
+    std::string last_session;  ///< the agent's own session id from its last run
+    double cost_usd = 0.0;
+    int runs_total = 0;
+
+    UnixMillis created_at = 0;
+    UnixMillis updated_at = 0;
+    std::int64_t seq = 0;
+
+    const std::optional<Artifact>& artifact(ArtifactKind k) const {
+        return artifacts[static_cast<std::size_t>(k)];
+    }
+
+    std::optional<Artifact>& artifact(ArtifactKind k) {
+        return artifacts[static_cast<std::size_t>(k)];
+    }
+
+    friend bool operator==(const Ticket&, const Ticket&) = default;
+};
+
+/// True if `id` matches `^[A-Z][A-Z0-9]{0,15}-[0-9]{1,9}$`: safe to use as a folder name.
+bool is_valid_ticket_id(std::string_view id);
+
+/// The artifact an agent phase must produce, if any.
+std::optional<ArtifactKind> artifact_of(Status phase);
+
+/// Wire spellings. parse_* return nullopt for anything else (case-sensitive).
+std::string_view to_string(Status);
+std::string_view to_string(Resolution);
+std::string_view to_string(Awaiting);
+std::string_view to_string(Handoff);
+std::string_view to_string(Gate);
+std::string_view to_string(TicketType);
+std::string_view to_string(ArtifactKind);
+std::string_view to_string(ArtifactStatus);
+std::string_view to_string(ActorKind);
+std::string_view to_string(QuestionKind);
+std::string_view to_string(ResponseType);
+std::string_view to_string(QuestionStatus);
+
+template <class Enum>
+std::optional<Enum> parse(std::string_view text);
+
+/// `human:ana`, `agent:research`, `system`.
+std::string to_string(const Actor&);
+std::optional<Actor> parse_actor(std::string_view text);
+
+}  // namespace board

@@ -1,0 +1,2 @@
+#include <board/next_action.hpp>
+namespace board {}
