@@ -36,6 +36,7 @@ enum class RejectReason : std::uint8_t {
     invalid_answer,        ///< the value does not fit the question's response type
     not_due,               ///< a timeout before the question's `timeout_at`
     answer_required,       ///< a verdict on a pending question: use `answer`
+    feedback_required,     ///< a rejection without feedback: an agent cannot act on a bare no
     nothing_to_do,         ///< an update that changes nothing
 };
 std::string_view to_string(RejectReason);
@@ -81,5 +82,15 @@ struct Folded {
 };
 
 Folded fold(std::span<const Event> events);
+
+/// Why `value` is not a valid answer to `question` (spec §6), or nullopt if it is. For a
+/// choice, `value` may name an option by id, value or label.
+std::optional<std::string> answer_error(const Question& question, std::string_view value);
+
+/// The timeout a question asked at `asked_at` gets: the kind's default when `minutes` is
+/// absent, clamped to [5 minutes, 24 hours]; nullopt for a non-blocking question without one.
+std::optional<UnixMillis> question_timeout_at(QuestionKind kind,
+                                              std::optional<int> minutes,
+                                              UnixMillis asked_at);
 
 }  // namespace board

@@ -1,6 +1,75 @@
 #include <board/reduce.hpp>
+
+#include "reducer/handlers.hpp"
+#include "reducer/ticket_ops.hpp"
+
+#include <array>
+#include <string>
+
 namespace board {
-Reduced reduce(Ticket, const Event&) { return Rejection{RejectReason::invalid_field, "stub"}; }
-Folded fold(std::span<const Event>) { return {}; }
-std::string_view to_string(RejectReason) { return "stub"; }
+
+std::string_view to_string(RejectReason reason) {
+    static constexpr std::array<std::string_view, 17> names{"not_created",
+                                                            "already_created",
+                                                            "out_of_sequence",
+                                                            "invalid_field",
+                                                            "wrong_status",
+                                                            "not_awaiting",
+                                                            "awaiting_human",
+                                                            "run_in_flight",
+                                                            "unknown_run",
+                                                            "not_human",
+                                                            "unknown_question",
+                                                            "question_not_pending",
+                                                            "invalid_answer",
+                                                            "not_due",
+                                                            "answer_required",
+                                                            "feedback_required",
+                                                            "nothing_to_do"};
+    const auto i = static_cast<std::size_t>(reason);
+    return i < names.size() ? names[i] : std::string_view{"?"};
+}
+
+Reduced reduce(Ticket ticket, const Event& event) {
+    const bool creates = std::holds_alternative<Created>(event.payload);
+    if (!creates && ticket.id.empty()) {
+        return ops::reject(RejectReason::not_created,
+                           {type_name(event.payload), ": the log does not start with `created`"});
+    }
+    if (creates && !ticket.id.empty()) {
+        return ops::reject(RejectReason::already_created, {ticket.id, " already exists"});
+    }
+    if (event.seq != ticket.seq + 1) {
+        return ops::reject(RejectReason::out_of_sequence,
+                           {ticket.id.empty() ? "the first event" : ticket.id,
+                            ": event seq ",
+                            std::to_string(event.seq),
+                            " does not follow seq ",
+                            std::to_string(ticket.seq)});
+    }
+    Reduced next = std::visit(
+        [&](const auto& payload) { return handlers::apply(std::move(ticket), event, payload); },
+        event.payload);
+    if (next) {
+        next.value().seq = event.seq;
+        next.value().updated_at = event.at;
+    }
+    return next;
+}
+
+Folded fold(std::span<const Event> events) {
+    Folded out;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        Reduced next = reduce(std::move(out.ticket), events[i]);
+        if (!next) {
+            out.failure.emplace(i, next.error());
+            // reduce() took the ticket; rebuild the state before the refused event.
+            out.ticket = fold(events.first(i)).ticket;
+            return out;
+        }
+        out.ticket = std::move(next).value();
+    }
+    return out;
+}
+
 }  // namespace board

@@ -1,0 +1,160 @@
+#include "reducer/ticket_ops.hpp"
+
+#include "reducer/rules.hpp"
+
+#include <algorithm>
+
+namespace board::ops {
+
+std::string cat(std::initializer_list<std::string_view> parts) {
+    std::size_t size = 0;
+    for (auto p : parts) size += p.size();
+    std::string out;
+    out.reserve(size);
+    for (auto p : parts) out += p;
+    return out;
+}
+
+Rejection reject(RejectReason reason, std::initializer_list<std::string_view> parts) {
+    return Rejection{reason, cat(parts)};
+}
+
+void add_note(Ticket& t, const Actor& by, std::string text, UnixMillis at) {
+    t.notes.push_back(Note{by.kind, by.name, std::move(text), at});
+}
+
+void add_system_note(Ticket& t, std::string text, UnixMillis at) {
+    t.notes.push_back(Note{ActorKind::system, {}, std::move(text), at});
+}
+
+void enter(Ticket& t, Status status, UnixMillis at) {
+    if (t.status == status) return;
+    t.status = status;
+    t.phase_attempts = 0;
+    t.phase_iterations = 0;
+    t.phase_started_at = at;
+    t.last_failure_at.reset();
+}
+
+void await_human(Ticket& t, Awaiting awaiting, Handoff handoff) {
+    t.awaiting = awaiting;
+    t.handoff = handoff;
+}
+
+void release_to_agent(Ticket& t) {
+    t.awaiting.reset();
+    t.handoff = Handoff::signal;
+}
+
+void escalate(Ticket& t, std::string why, UnixMillis at) {
+    await_human(t, Awaiting::escalation, Handoff::system);
+    add_system_note(t, std::move(why), at);
+}
+
+void close(Ticket& t, Resolution resolution, UnixMillis at) {
+    enter(t, Status::done, at);
+    t.resolution = resolution;
+    release_to_agent(t);
+    for (auto& q : t.questions) {
+        if (q.status == QuestionStatus::pending) q.status = QuestionStatus::cancelled;
+    }
+}
+
+Awaiting review_gate(const Ticket& t) { return t.requires_.value_or(Awaiting::review); }
+
+void complete_phase(Ticket& t, Gate gate, bool review_agent, UnixMillis at) {
+    switch (t.status) {
+        case Status::research:
+        case Status::planning:
+            if (gate == Gate::none) {
+                advance(t, at);
+            } else {
+                await_human(
+                    t, gate == Gate::approval ? Awaiting::approval : Awaiting::checkpoint, Handoff::gate);
+            }
+            return;
+        case Status::implementing:
+            enter(t, Status::review, at);
+            if (!review_agent) await_human(t, review_gate(t), Handoff::gate);
+            return;
+        case Status::review: await_human(t, review_gate(t), Handoff::gate); return;
+        default: return;  // backlog, ready, done have no artifact to complete
+    }
+}
+
+void advance(Ticket& t, UnixMillis at) {
+    release_to_agent(t);
+    const Status next = rules::advance_to[static_cast<std::size_t>(t.status)];
+    if (next == Status::done) {
+        close(t, Resolution::completed, at);
+    } else {
+        enter(t, next, at);
+    }
+}
+
+void reject_artifact(Ticket& t, Status phase, UnixMillis at) {
+    const auto kind = artifact_of(phase);
+    if (!kind) return;
+    if (auto& artifact = t.artifact(*kind); artifact) {
+        artifact->status = ArtifactStatus::rejected;
+        artifact->updated_at = at;
+    }
+}
+
+void fail_attempt(Ticket& t, std::string why, int max_attempts, UnixMillis at) {
+    ++t.phase_attempts;
+    t.last_failure_at = at;
+    if (t.phase_attempts >= max_attempts) {
+        escalate(t,
+                 cat({to_string(t.status),
+                      " failed ",
+                      std::to_string(t.phase_attempts),
+                      " attempt(s), the limit; last error: ",
+                      why}),
+                 at);
+    } else {
+        add_system_note(t, std::move(why), at);
+    }
+}
+
+bool has_pending_blocking_question(const Ticket& t) {
+    return std::any_of(t.questions.begin(), t.questions.end(), [](const Question& q) {
+        return q.status == QuestionStatus::pending && q.kind != QuestionKind::non_blocking;
+    });
+}
+
+Question* find_question(Ticket& t, std::string_view id) {
+    auto it = std::find_if(
+        t.questions.begin(), t.questions.end(), [&](const Question& q) { return q.id == id; });
+    return it == t.questions.end() ? nullptr : &*it;
+}
+
+std::optional<Rejection> check_ids(std::string_view self,
+                                   std::string_view field,
+                                   const std::vector<std::string>& ids) {
+    for (const auto& id : ids) {
+        if (!is_valid_ticket_id(id)) {
+            return reject(RejectReason::invalid_field,
+                          {field, ": \"", id, "\" is not a ticket id (expected PREFIX-N)"});
+        }
+        if (id == self) {
+            return reject(RejectReason::invalid_field, {field, ": ", self, " cannot refer to itself"});
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<Rejection> check_labels(const std::vector<std::string>& labels) {
+    const bool any_empty =
+        std::any_of(labels.begin(), labels.end(), [](const auto& l) { return l.empty(); });
+    if (any_empty) return reject(RejectReason::invalid_field, {"labels: a label cannot be empty"});
+    return std::nullopt;
+}
+
+std::optional<Rejection> check_priority(int priority) {
+    if (priority >= 0 && priority <= 4) return std::nullopt;
+    return reject(RejectReason::invalid_field,
+                  {"priority: ", std::to_string(priority), " is out of range (0 critical … 4 backlog)"});
+}
+
+}  // namespace board::ops
