@@ -148,14 +148,14 @@ struct QuestionTimedOut {
 /// nullopt means `none` (cleared).
 struct Updated {
     static constexpr std::string_view type = "updated";
-    std::optional<std::string> title;
-    std::optional<std::string> description;
-    std::optional<int> priority;
-    std::optional<std::vector<std::string>> labels;
-    std::optional<std::string> parent;
-    std::optional<std::vector<std::string>> blocked_by;
-    std::optional<std::optional<Awaiting>> requires_;
-    std::optional<std::optional<Awaiting>> awaiting;
+    std::optional<std::string> title{};
+    std::optional<std::string> description{};
+    std::optional<int> priority{};
+    std::optional<std::vector<std::string>> labels{};
+    std::optional<std::string> parent{};
+    std::optional<std::vector<std::string>> blocked_by{};
+    std::optional<std::optional<Awaiting>> requires_{};
+    std::optional<std::optional<Awaiting>> awaiting{};
     friend bool operator==(const Updated&, const Updated&) = default;
 };
 

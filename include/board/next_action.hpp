@@ -47,11 +47,11 @@ struct BoardFacts {
 /// Nothing to do for this ticket now, and why.
 enum class IdleReason : std::uint8_t {
     done,
-    epic,            ///< epics are containers; never run
-    run_in_flight,   ///< wait for its run to finish
-    blocked,         ///< a `blocked_by` ticket is not done
-    auto_off,        ///< backlog/ready and the auto flag is off: a human starts it
-    wip_limit,       ///< the column it would enter is full
+    epic,           ///< epics are containers; never run
+    run_in_flight,  ///< wait for its run to finish
+    blocked,        ///< a `blocked_by` ticket is not done
+    auto_off,       ///< backlog/ready and the auto flag is off: a human starts it
+    wip_limit,      ///< the column it would enter is full
     budget_exhausted,
 };
 std::string_view to_string(IdleReason);

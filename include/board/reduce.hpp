@@ -50,8 +50,11 @@ struct Rejection {
 /// The outcome of reduce: the next ticket, or why not. (std::expected arrives in C++23.)
 class [[nodiscard]] Reduced {
 public:
-    Reduced(Ticket t) : outcome_(std::move(t)) {}         // NOLINT(google-explicit-constructor)
-    Reduced(Rejection r) : outcome_(std::move(r)) {}      // NOLINT(google-explicit-constructor)
+    Reduced(Ticket t)
+        : outcome_(std::move(t)) {}  // NOLINT(google-explicit-constructor)
+
+    Reduced(Rejection r)
+        : outcome_(std::move(r)) {}  // NOLINT(google-explicit-constructor)
 
     bool has_value() const noexcept { return outcome_.index() == 0; }
 

@@ -36,7 +36,15 @@ constexpr bool is_agent_phase(Status s) {
 enum class Resolution : std::uint8_t { completed, wont_do };
 
 /// Whose turn it is when not the agent's. The ticket's `awaiting` is absent for the agent.
-enum class Awaiting : std::uint8_t { work, approval, input, review, content, escalation, checkpoint };
+enum class Awaiting : std::uint8_t {
+    work,
+    approval,
+    input,
+    review,
+    content,
+    escalation,
+    checkpoint
+};
 
 /// Why the ticket awaits a human: the rules for a verdict depend on it (spec §3, §5, §6).
 enum class Handoff : std::uint8_t {

@@ -15,7 +15,8 @@ using ops::cat;
 using ops::reject;
 
 bool is_safe_relative_path(std::string_view path) {
-    if (path.empty() || path.front() == '/' || path.find('\0') != std::string_view::npos) return false;
+    if (path.empty() || path.front() == '/' || path.find('\0') != std::string_view::npos)
+        return false;
     std::size_t start = 0;
     while (start <= path.size()) {
         const auto end = std::min(path.find('/', start), path.size());
@@ -90,7 +91,8 @@ Reduced apply(Ticket t, const Event& e, const Created& c) {
         return reject(RejectReason::invalid_field,
                       {"created: \"", c.ticket, "\" is not a ticket id (expected PREFIX-N)"});
     }
-    if (c.title.empty()) return reject(RejectReason::invalid_field, {"created: the title is empty"});
+    if (c.title.empty())
+        return reject(RejectReason::invalid_field, {"created: the title is empty"});
     if (auto bad = ops::check_priority(c.priority)) return *bad;
     if (auto bad = ops::check_labels(c.labels)) return *bad;
     if (auto bad = ops::check_ids(c.ticket, "blocked_by", c.blocked_by)) return *bad;
@@ -99,8 +101,9 @@ Reduced apply(Ticket t, const Event& e, const Created& c) {
     }
     if (c.requires_ && *c.requires_ != Awaiting::approval && *c.requires_ != Awaiting::review &&
         *c.requires_ != Awaiting::content) {
-        return reject(RejectReason::invalid_field,
-                      {"requires: must be approval, review or content, not ", to_string(*c.requires_)});
+        return reject(
+            RejectReason::invalid_field,
+            {"requires: must be approval, review or content, not ", to_string(*c.requires_)});
     }
     t.id = c.ticket;
     t.title = c.title;
@@ -123,7 +126,8 @@ Reduced apply(Ticket t, const Event& e, const Created& c) {
 }
 
 Reduced apply(Ticket t, const Event& e, const RunStarted& r) {
-    if (r.run.empty()) return reject(RejectReason::invalid_field, {"run-started: the run id is empty"});
+    if (r.run.empty())
+        return reject(RejectReason::invalid_field, {"run-started: the run id is empty"});
     if (t.type == TicketType::epic) {
         return reject(RejectReason::wrong_status, {t.id, " is an epic: epics are never run"});
     }
@@ -160,7 +164,8 @@ Reduced apply(Ticket t, const Event& e, const RunFinished& r) {
     t.cost_usd += r.cost_usd;
     if (!r.session.empty()) t.last_session = r.session;
     const std::string_view phase = to_string(run.phase);
-    if (!r.context.empty()) ops::add_note(t, Actor{ActorKind::agent, std::string{phase}}, r.context, e.at);
+    if (!r.context.empty())
+        ops::add_note(t, Actor{ActorKind::agent, std::string{phase}}, r.context, e.at);
 
     // A human moved the ticket or took it over while the agent ran: the agent's words are
     // kept as a note, but its outcome no longer applies to where the ticket is.
@@ -212,8 +217,9 @@ Reduced apply(Ticket t, const Event& e, const RunInterrupted& r) {
 
 Reduced apply(Ticket t, const Event& e, const ArtifactRecorded& a) {
     if (!is_safe_relative_path(a.path)) {
-        return reject(RejectReason::invalid_field,
-                      {"artifact-recorded: path \"", a.path, "\" must stay inside the ticket folder"});
+        return reject(
+            RejectReason::invalid_field,
+            {"artifact-recorded: path \"", a.path, "\" must stay inside the ticket folder"});
     }
     if (!a.sha256.empty() && !is_sha256_hex(a.sha256)) {
         return reject(RejectReason::invalid_field,
@@ -260,7 +266,8 @@ Reduced apply(Ticket t, const Event& e, const Forked& f) {
         ops::add_system_note(t, cat({"the fork does not inherit run ", t.run->id}), e.at);
         t.run.reset();
     }
-    ops::add_system_note(t, cat({"forked from ", f.from, " at seq ", std::to_string(f.at_seq)}), e.at);
+    ops::add_system_note(
+        t, cat({"forked from ", f.from, " at seq ", std::to_string(f.at_seq)}), e.at);
     return t;
 }
 

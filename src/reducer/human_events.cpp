@@ -17,8 +17,9 @@ using ops::reject;
 
 std::optional<Rejection> require_human(const Ticket& t, const Event& e, std::string_view what) {
     if (e.by.kind == ActorKind::human) return std::nullopt;
-    return reject(RejectReason::not_human,
-                  {"only a human can ", what, " ", t.id, " (this event is by ", to_string(e.by), ")"});
+    return reject(
+        RejectReason::not_human,
+        {"only a human can ", what, " ", t.id, " (this event is by ", to_string(e.by), ")"});
 }
 
 std::optional<Rejection> refuse_agent(const Ticket& t, const Event& e, std::string_view what) {
@@ -43,25 +44,39 @@ void complete_by_human(Ticket& t, UnixMillis at) {
         case Status::backlog:
         case Status::ready:
         case Status::implementing:
-        case Status::review: ops::close(t, Resolution::completed, at); return;
-        default: ops::advance(t, at); return;
+        case Status::review:
+            ops::close(t, Resolution::completed, at);
+            return;
+        default:
+            ops::advance(t, at);
+            return;
     }
 }
 
 void apply_verdict_effect(Ticket& t, rules::VerdictEffect effect, UnixMillis at) {
     using rules::VerdictEffect;
     switch (effect) {
-        case VerdictEffect::advance: ops::advance(t, at); return;
-        case VerdictEffect::complete_without_gate: complete_by_human(t, at); return;
-        case VerdictEffect::back_to_agent: ops::release_to_agent(t); return;
+        case VerdictEffect::advance:
+            ops::advance(t, at);
+            return;
+        case VerdictEffect::complete_without_gate:
+            complete_by_human(t, at);
+            return;
+        case VerdictEffect::back_to_agent:
+            ops::release_to_agent(t);
+            return;
         case VerdictEffect::back_to_agent_reset:
             ops::release_to_agent(t);
             t.phase_attempts = 0;
             t.phase_iterations = 0;
             t.last_failure_at.reset();
             return;
-        case VerdictEffect::redo: redo(t, at); return;
-        case VerdictEffect::close_wont_do: ops::close(t, Resolution::wont_do, at); return;
+        case VerdictEffect::redo:
+            redo(t, at);
+            return;
+        case VerdictEffect::close_wont_do:
+            ops::close(t, Resolution::wont_do, at);
+            return;
     }
 }
 
@@ -79,9 +94,10 @@ Reduced apply(Ticket t, const Event& e, const VerdictGiven& v) {
                       {t.id, " is not awaiting a human (status ", to_string(t.status), ")"});
     }
     if (t.handoff == Handoff::question) {
-        const auto pending = std::find_if(t.questions.begin(), t.questions.end(), [](const auto& q) {
-            return q.status == QuestionStatus::pending && q.kind != QuestionKind::non_blocking;
-        });
+        const auto pending =
+            std::find_if(t.questions.begin(), t.questions.end(), [](const auto& q) {
+                return q.status == QuestionStatus::pending && q.kind != QuestionKind::non_blocking;
+            });
         return reject(RejectReason::answer_required,
                       {t.id,
                        " is waiting for an answer to question ",
@@ -121,7 +137,8 @@ Reduced apply(Ticket t, const Event& e, const Updated& u) {
             return reject(RejectReason::wrong_status, {t.id, " is done: nobody is awaited"});
         }
     }
-    if (u.title && u.title->empty()) return reject(RejectReason::invalid_field, {"title: is empty"});
+    if (u.title && u.title->empty())
+        return reject(RejectReason::invalid_field, {"title: is empty"});
     if (u.priority) {
         if (auto bad = ops::check_priority(*u.priority)) return *bad;
     }
@@ -136,7 +153,8 @@ Reduced apply(Ticket t, const Event& e, const Updated& u) {
     }
     const bool changes_something = u.title || u.description || u.priority || u.labels || u.parent ||
                                    u.blocked_by || u.requires_ || u.awaiting;
-    if (!changes_something) return reject(RejectReason::nothing_to_do, {"update: no field to change"});
+    if (!changes_something)
+        return reject(RejectReason::nothing_to_do, {"update: no field to change"});
 
     if (u.title) t.title = *u.title;
     if (u.description) t.description = *u.description;
@@ -161,8 +179,9 @@ Reduced apply(Ticket t, const Event& e, const Started&) {
         return reject(RejectReason::wrong_status, {t.id, " is an epic: epics are never run"});
     }
     if (t.status != Status::backlog && t.status != Status::ready) {
-        return reject(RejectReason::wrong_status,
-                      {t.id, " is in ", to_string(t.status), "; only backlog or ready work can be started"});
+        return reject(
+            RejectReason::wrong_status,
+            {t.id, " is in ", to_string(t.status), "; only backlog or ready work can be started"});
     }
     ops::release_to_agent(t);
     ops::enter(t, rules::advance_to[static_cast<std::size_t>(t.status)], e.at);
@@ -171,7 +190,8 @@ Reduced apply(Ticket t, const Event& e, const Started&) {
 
 Reduced apply(Ticket t, const Event& e, const Moved& m) {
     if (auto bad = refuse_agent(t, e, "move")) return *bad;
-    if (m.reason.empty()) return reject(RejectReason::invalid_field, {"move: a reason is required"});
+    if (m.reason.empty())
+        return reject(RejectReason::invalid_field, {"move: a reason is required"});
     if (t.status == Status::done) {
         return reject(RejectReason::wrong_status, {t.id, " is done: use reopen"});
     }

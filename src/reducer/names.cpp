@@ -88,6 +88,7 @@ template <> std::optional<ResponseType> parse<ResponseType>(std::string_view t) 
 template <> std::optional<QuestionStatus> parse<QuestionStatus>(std::string_view t) { return find_name<QuestionStatus>(question_status_names, t); }
 template <> std::optional<Signal> parse<Signal>(std::string_view t) { return find_name<Signal>(signal_names, t); }
 template <> std::optional<Verdict> parse<Verdict>(std::string_view t) { return find_name<Verdict>(verdict_names, t); }
+
 // clang-format on
 
 std::string to_string(const Actor& actor) {
@@ -122,21 +123,28 @@ bool is_valid_ticket_id(std::string_view id) {
     if (!upper(prefix.front())) return false;
     if (!std::all_of(prefix.begin(), prefix.end(), [&](char c) { return upper(c) || digit(c); }))
         return false;
-    return !number.empty() && number.size() <= 9 && std::all_of(number.begin(), number.end(), digit);
+    return !number.empty() && number.size() <= 9 &&
+           std::all_of(number.begin(), number.end(), digit);
 }
 
 std::optional<ArtifactKind> artifact_of(Status phase) {
     switch (phase) {
-        case Status::research: return ArtifactKind::research;
-        case Status::planning: return ArtifactKind::plan;
-        case Status::implementing: return ArtifactKind::implementation_log;
-        case Status::review: return ArtifactKind::review;
-        default: return std::nullopt;
+        case Status::research:
+            return ArtifactKind::research;
+        case Status::planning:
+            return ArtifactKind::plan;
+        case Status::implementing:
+            return ArtifactKind::implementation_log;
+        case Status::review:
+            return ArtifactKind::review;
+        default:
+            return std::nullopt;
     }
 }
 
 std::string_view type_name(const Payload& payload) {
-    return std::visit([](const auto& p) { return std::remove_cvref_t<decltype(p)>::type; }, payload);
+    return std::visit([](const auto& p) { return std::remove_cvref_t<decltype(p)>::type; },
+                      payload);
 }
 
 }  // namespace board

@@ -29,8 +29,10 @@ std::optional<Status> phase_to_run(Status status, const Policy& policy) {
             return policy.auto_research ? std::optional{Status::research} : std::nullopt;
         case Status::ready:
             return policy.auto_planning ? std::optional{Status::planning} : std::nullopt;
-        case Status::done: return std::nullopt;
-        default: return status;
+        case Status::done:
+            return std::nullopt;
+        default:
+            return status;
     }
 }
 
@@ -87,7 +89,9 @@ std::vector<std::string> questions_due(const Ticket& ticket, UnixMillis now) {
 }
 
 QueueKey queue_key(const Ticket& ticket, EpicState epic) {
-    return QueueKey{ticket.priority, ticket.parent.empty() ? EpicState::none : epic, ticket.created_at,
+    return QueueKey{ticket.priority,
+                    ticket.parent.empty() ? EpicState::none : epic,
+                    ticket.created_at,
                     ticket.id};
 }
 
@@ -96,10 +100,14 @@ namespace {
 /// §7: momentum first, then other epic work, then standalone, then orphans.
 int epic_rank(EpicState e) {
     switch (e) {
-        case EpicState::in_flight: return 0;
-        case EpicState::open: return 1;
-        case EpicState::none: return 2;
-        case EpicState::done: return 3;
+        case EpicState::in_flight:
+            return 0;
+        case EpicState::open:
+            return 1;
+        case EpicState::none:
+            return 2;
+        case EpicState::done:
+            return 3;
     }
     return 2;
 }

@@ -1,1 +1,192 @@
+// §6 of the spec: questions, their timeouts in virtual time, answers and their validation.
+
+#include "reducer/testing.hpp"
+
+#include <board/reduce.hpp>
+
 #include <catch2/catch.hpp>
+
+using namespace board;
+using namespace board::testing;
+
+namespace {
+
+QuestionAsked ask(QuestionKind kind,
+                  ResponseType response = ResponseType::text,
+                  std::optional<std::string> default_response = std::nullopt,
+                  std::optional<int> minutes = std::nullopt) {
+    QuestionAsked q;
+    q.question_id = "q1";
+    q.question = "Which storage backend?";
+    q.kind = kind;
+    q.response_type = response;
+    if (response == ResponseType::choice) {
+        q.options = {{"a", "SQLite", "sqlite", ""},
+                     {"b", "Postgres", "postgres", "needs a server"}};
+    }
+    q.default_response = std::move(default_response);
+    q.timeout_minutes = minutes;
+    return q;
+}
+
+constexpr UnixMillis minute = 60'000;
+
+}  // namespace
+
+TEST_CASE("timeouts default per kind and are clamped to [5 min, 24 h]", "[reducer][question]") {
+    struct TimeoutRow {
+        QuestionKind kind;
+        std::optional<int> asked;
+        std::optional<int> expected;
+    };
+
+    const TimeoutRow row = GENERATE(values<TimeoutRow>({
+        {QuestionKind::blocking, std::nullopt, 30},
+        {QuestionKind::approval, std::nullopt, 15},
+        {QuestionKind::error_recovery, std::nullopt, 10},
+        {QuestionKind::non_blocking, std::nullopt, std::nullopt},
+        {QuestionKind::non_blocking, 60, 60},
+        {QuestionKind::blocking, 1, 5},
+        {QuestionKind::blocking, -3, 5},
+        {QuestionKind::blocking, 100000, 24 * 60},
+    }));
+    const auto at = question_timeout_at(row.kind, row.asked, t0);
+    if (row.expected) {
+        REQUIRE(at);
+        CHECK(*at == t0 + *row.expected * minute);
+    } else {
+        CHECK_FALSE(at);
+    }
+}
+
+TEST_CASE("each question kind, with and without a default, answered, late or timed out",
+          "[reducer][question]") {
+    const QuestionKind kind = GENERATE(QuestionKind::blocking,
+                                       QuestionKind::non_blocking,
+                                       QuestionKind::approval,
+                                       QuestionKind::error_recovery);
+    const bool with_default = GENERATE(true, false);
+    CAPTURE(to_string(kind), with_default);
+    const bool blocks = kind != QuestionKind::non_blocking;
+    const ResponseType response =
+        kind == QuestionKind::approval ? ResponseType::approval : ResponseType::text;
+    const std::optional<std::string> fallback =
+        with_default
+            ? std::optional<std::string>{kind == QuestionKind::approval ? "approve" : "sqlite"}
+            : std::nullopt;
+
+    Log log{ticket_in(Status::research)};
+    const Ticket& asked = log.must(ask(kind, response, fallback, 30), agent());
+    REQUIRE(asked.questions.size() == 1);
+    CHECK(asked.questions[0].status == QuestionStatus::pending);
+    if (blocks) {
+        CHECK(asked.awaiting ==
+              (kind == QuestionKind::approval ? Awaiting::approval : Awaiting::input));
+        CHECK(asked.handoff == Handoff::question);
+        // A verdict is not an answer: the human is pointed at `board answer`.
+        log.refused(VerdictGiven{Verdict::approved, ""}, human(), RejectReason::answer_required);
+    } else {
+        CHECK_FALSE(asked.awaiting);
+    }
+
+    SECTION("answered in time: the answer is a human note and the agent resumes") {
+        const std::string value = kind == QuestionKind::approval ? "approve" : "postgres";
+        const Ticket& t = log.must(QuestionAnswered{"q1", value, "it is already deployed"});
+        CHECK(t.questions[0].status == QuestionStatus::answered);
+        CHECK(t.questions[0].answer == value);
+        CHECK(t.questions[0].answered_by == human());
+        CHECK_FALSE(t.awaiting);
+        CHECK(t.notes.back().from == ActorKind::human);
+        CHECK_THAT(t.notes.back().text,
+                   Catch::Contains(value) && Catch::Contains("already deployed"));
+        // A second answer is refused and says why.
+        const auto why = log.refused(
+            QuestionAnswered{"q1", value, ""}, human(), RejectReason::question_not_pending);
+        CHECK_THAT(why.message, Catch::Contains("already answered"));
+    }
+    SECTION("a timeout before its time is refused") {
+        log.refused(QuestionTimedOut{"q1"}, system_actor(), RejectReason::not_due);
+    }
+    SECTION("timed out, then a late answer is refused") {
+        log.advance_clock(31 * minute);
+        const Ticket& t = log.must(QuestionTimedOut{"q1"}, system_actor());
+        if (with_default) {
+            CHECK(t.questions[0].status == QuestionStatus::answered);
+            CHECK(t.questions[0].answer == *fallback);
+            CHECK(t.questions[0].answered_by.kind == ActorKind::system);
+            CHECK_FALSE(t.awaiting);
+        } else {
+            CHECK(t.questions[0].status == QuestionStatus::timed_out);
+            CHECK(t.awaiting == (blocks ? std::optional{Awaiting::escalation} : std::nullopt));
+        }
+        const auto reason = with_default ? "already answered" : "timed out";
+        const auto why = log.refused(
+            QuestionAnswered{"q1", "sqlite", ""}, human(), RejectReason::question_not_pending);
+        CHECK_THAT(why.message, Catch::Contains(reason));
+    }
+    SECTION("pending questions are cancelled when the ticket is done") {
+        const Ticket& t = log.must(Cancelled{"no longer needed"});
+        CHECK(t.questions[0].status == QuestionStatus::cancelled);
+        const auto why = log.refused(
+            QuestionAnswered{"q1", "sqlite", ""}, human(), RejectReason::question_not_pending);
+        CHECK_THAT(why.message, Catch::Contains("cancelled"));
+    }
+}
+
+TEST_CASE("answers are validated against the response type", "[reducer][question]") {
+    struct AnswerRow {
+        ResponseType type;
+        const char* value;
+        bool valid;
+        const char* stored;
+    };
+
+    const AnswerRow row = GENERATE(values<AnswerRow>({
+        {ResponseType::text, "use the cache", true, "use the cache"},
+        {ResponseType::text, "", false, ""},
+        {ResponseType::boolean, "true", true, "true"},
+        {ResponseType::boolean, "false", true, "false"},
+        {ResponseType::boolean, "yes", false, ""},
+        {ResponseType::approval, "approve", true, "approve"},
+        {ResponseType::approval, "reject", true, "reject"},
+        {ResponseType::approval, "ok", false, ""},
+        {ResponseType::choice, "postgres", true, "postgres"},
+        {ResponseType::choice, "b", true, "postgres"},
+        {ResponseType::choice, "SQLite", true, "sqlite"},
+        {ResponseType::choice, "mysql", false, ""},
+    }));
+    CAPTURE(to_string(row.type), row.value);
+    Log log{ticket_in(Status::planning)};
+    log.must(ask(QuestionKind::blocking, row.type), agent(Status::planning));
+    if (row.valid) {
+        CHECK(log.must(QuestionAnswered{"q1", row.value, ""}).questions[0].answer == row.stored);
+    } else {
+        log.refused(QuestionAnswered{"q1", row.value, ""}, human(), RejectReason::invalid_answer);
+    }
+}
+
+TEST_CASE("malformed questions are refused, never half-applied", "[reducer][question]") {
+    Log log{ticket_in(Status::research)};
+    QuestionAsked no_text = ask(QuestionKind::blocking);
+    no_text.question.clear();
+    log.refused(no_text, agent(), RejectReason::invalid_field);
+    QuestionAsked choice_without_options = ask(QuestionKind::blocking, ResponseType::choice);
+    choice_without_options.options.clear();
+    log.refused(choice_without_options, agent(), RejectReason::invalid_field);
+    log.refused(ask(QuestionKind::blocking, ResponseType::boolean, "maybe"),
+                agent(),
+                RejectReason::invalid_field);
+    log.must(ask(QuestionKind::non_blocking), agent());
+    log.refused(ask(QuestionKind::blocking), agent(), RejectReason::invalid_field);  // duplicate id
+    log.refused(QuestionAnswered{"q9", "x", ""}, human(), RejectReason::unknown_question);
+}
+
+TEST_CASE("the ticket waits until every blocking question is answered", "[reducer][question]") {
+    Log log{ticket_in(Status::implementing)};
+    log.must(ask(QuestionKind::blocking), agent(Status::implementing));
+    QuestionAsked second = ask(QuestionKind::error_recovery);
+    second.question_id = "q2";
+    log.must(second, agent(Status::implementing));
+    CHECK(log.must(QuestionAnswered{"q1", "sqlite", ""}).awaiting == Awaiting::input);
+    CHECK_FALSE(log.must(QuestionAnswered{"q2", "retry", ""}).awaiting);
+}

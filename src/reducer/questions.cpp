@@ -16,10 +16,14 @@ using ops::reject;
 
 std::string_view describe_status(QuestionStatus s) {
     switch (s) {
-        case QuestionStatus::answered: return "was already answered";
-        case QuestionStatus::timed_out: return "timed out";
-        case QuestionStatus::cancelled: return "was cancelled";
-        case QuestionStatus::pending: return "is pending";
+        case QuestionStatus::answered:
+            return "was already answered";
+        case QuestionStatus::timed_out:
+            return "timed out";
+        case QuestionStatus::cancelled:
+            return "was cancelled";
+        case QuestionStatus::pending:
+            return "is pending";
     }
     return "is not pending";
 }
@@ -92,7 +96,8 @@ Reduced apply(Ticket t, const Event& e, const QuestionAsked& q) {
         return reject(RejectReason::wrong_status, {t.id, " is done: no question can be asked"});
     }
     if (q.question_id.empty() || q.question.empty()) {
-        return reject(RejectReason::invalid_field, {"question-asked: the id and text are required"});
+        return reject(RejectReason::invalid_field,
+                      {"question-asked: the id and text are required"});
     }
     if (ops::find_question(t, q.question_id)) {
         return reject(RejectReason::invalid_field,
@@ -118,8 +123,9 @@ Reduced apply(Ticket t, const Event& e, const QuestionAsked& q) {
     }
     t.questions.push_back(std::move(question));
     if (q.kind != QuestionKind::non_blocking && !t.awaiting) {
-        ops::await_human(
-            t, q.kind == QuestionKind::approval ? Awaiting::approval : Awaiting::input, Handoff::question);
+        ops::await_human(t,
+                         q.kind == QuestionKind::approval ? Awaiting::approval : Awaiting::input,
+                         Handoff::question);
     }
     return t;
 }
@@ -144,8 +150,7 @@ Reduced apply(Ticket t, const Event& e, const QuestionAnswered& a) {
                       {"question ", t.id, ".", q->id, " ", describe_status(q->status)});
     }
     if (auto bad = answer_error(*q, a.value)) {
-        return reject(RejectReason::invalid_answer,
-                      {"answer to ", t.id, ".", q->id, ": ", *bad});
+        return reject(RejectReason::invalid_answer, {"answer to ", t.id, ".", q->id, ": ", *bad});
     }
     q->status = QuestionStatus::answered;
     q->answer = canonical_answer(*q, a.value);
@@ -160,18 +165,21 @@ Reduced apply(Ticket t, const Event& e, const QuestionAnswered& a) {
 
 Reduced apply(Ticket t, const Event& e, const QuestionTimedOut& qt) {
     if (e.by.kind == ActorKind::agent) {
-        return reject(RejectReason::not_human,
-                      {"question-timed-out: only the board times questions out, not ", to_string(e.by)});
+        return reject(
+            RejectReason::not_human,
+            {"question-timed-out: only the board times questions out, not ", to_string(e.by)});
     }
     Question* q = ops::find_question(t, qt.question_id);
-    if (!q) return reject(RejectReason::unknown_question, {t.id, " has no question ", qt.question_id});
+    if (!q)
+        return reject(RejectReason::unknown_question, {t.id, " has no question ", qt.question_id});
     if (q->status != QuestionStatus::pending) {
         return reject(RejectReason::question_not_pending,
                       {"question ", t.id, ".", q->id, " ", describe_status(q->status)});
     }
     if (!q->timeout_at || e.at < *q->timeout_at) {
-        return reject(RejectReason::not_due,
-                      {"question ", t.id, ".", q->id, q->timeout_at ? " is not due yet" : " has no timeout"});
+        return reject(
+            RejectReason::not_due,
+            {"question ", t.id, ".", q->id, q->timeout_at ? " is not due yet" : " has no timeout"});
     }
     if (q->default_response) {
         q->status = QuestionStatus::answered;
@@ -179,7 +187,9 @@ Reduced apply(Ticket t, const Event& e, const QuestionTimedOut& qt) {
         q->answered_by = Actor{ActorKind::system, {}};
         q->answered_at = e.at;
         ops::add_system_note(
-            t, cat({"Question ", q->id, " timed out; answered with the default: ", q->answer}), e.at);
+            t,
+            cat({"Question ", q->id, " timed out; answered with the default: ", q->answer}),
+            e.at);
         release_if_unblocked(t);
         return t;
     }

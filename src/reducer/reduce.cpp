@@ -1,7 +1,7 @@
-#include <board/reduce.hpp>
-
 #include "reducer/handlers.hpp"
 #include "reducer/ticket_ops.hpp"
+
+#include <board/reduce.hpp>
 
 #include <array>
 #include <string>

@@ -29,16 +29,18 @@ inline constexpr std::array<SignalRule, 9> signal_rules{{
     {Signal::eject, Awaiting::work, false},
 }};
 
-constexpr const SignalRule& rule_for(Signal s) { return signal_rules[static_cast<std::size_t>(s)]; }
+constexpr const SignalRule& rule_for(Signal s) {
+    return signal_rules[static_cast<std::size_t>(s)];
+}
 
 /// §5: what a verdict does to the ticket.
 enum class VerdictEffect : std::uint8_t {
-    advance,                 ///< the phase's gate passes: on to the next column
-    complete_without_gate,   ///< the human did the work: the phase is done, its gate skipped
-    back_to_agent,           ///< the agent continues in the phase, counters kept
-    back_to_agent_reset,     ///< as above, with attempts and iterations reset (escalation)
-    redo,                    ///< the agent redoes the phase: attempts + 1, artifact rejected
-    close_wont_do,           ///< done / wont_do
+    advance,                ///< the phase's gate passes: on to the next column
+    complete_without_gate,  ///< the human did the work: the phase is done, its gate skipped
+    back_to_agent,          ///< the agent continues in the phase, counters kept
+    back_to_agent_reset,    ///< as above, with attempts and iterations reset (escalation)
+    redo,                   ///< the agent redoes the phase: attempts + 1, artifact rejected
+    close_wont_do,          ///< done / wont_do
 };
 
 struct VerdictRule {
@@ -80,10 +82,14 @@ constexpr Gate default_gate(Status phase) {
 /// §6: default and bounds of question timeouts, in minutes.
 constexpr std::optional<int> default_timeout_minutes(QuestionKind kind) {
     switch (kind) {
-        case QuestionKind::blocking: return 30;
-        case QuestionKind::approval: return 15;
-        case QuestionKind::error_recovery: return 10;
-        case QuestionKind::non_blocking: return std::nullopt;
+        case QuestionKind::blocking:
+            return 30;
+        case QuestionKind::approval:
+            return 15;
+        case QuestionKind::error_recovery:
+            return 10;
+        case QuestionKind::non_blocking:
+            return std::nullopt;
     }
     return std::nullopt;
 }

@@ -60,7 +60,9 @@ void close(Ticket& t, Resolution resolution, UnixMillis at) {
     }
 }
 
-Awaiting review_gate(const Ticket& t) { return t.requires_.value_or(Awaiting::review); }
+Awaiting review_gate(const Ticket& t) {
+    return t.requires_.value_or(Awaiting::review);
+}
 
 void complete_phase(Ticket& t, Gate gate, bool review_agent, UnixMillis at) {
     switch (t.status) {
@@ -69,16 +71,20 @@ void complete_phase(Ticket& t, Gate gate, bool review_agent, UnixMillis at) {
             if (gate == Gate::none) {
                 advance(t, at);
             } else {
-                await_human(
-                    t, gate == Gate::approval ? Awaiting::approval : Awaiting::checkpoint, Handoff::gate);
+                await_human(t,
+                            gate == Gate::approval ? Awaiting::approval : Awaiting::checkpoint,
+                            Handoff::gate);
             }
             return;
         case Status::implementing:
             enter(t, Status::review, at);
             if (!review_agent) await_human(t, review_gate(t), Handoff::gate);
             return;
-        case Status::review: await_human(t, review_gate(t), Handoff::gate); return;
-        default: return;  // backlog, ready, done have no artifact to complete
+        case Status::review:
+            await_human(t, review_gate(t), Handoff::gate);
+            return;
+        default:
+            return;  // backlog, ready, done have no artifact to complete
     }
 }
 
@@ -138,7 +144,8 @@ std::optional<Rejection> check_ids(std::string_view self,
                           {field, ": \"", id, "\" is not a ticket id (expected PREFIX-N)"});
         }
         if (id == self) {
-            return reject(RejectReason::invalid_field, {field, ": ", self, " cannot refer to itself"});
+            return reject(RejectReason::invalid_field,
+                          {field, ": ", self, " cannot refer to itself"});
         }
     }
     return std::nullopt;
@@ -153,8 +160,9 @@ std::optional<Rejection> check_labels(const std::vector<std::string>& labels) {
 
 std::optional<Rejection> check_priority(int priority) {
     if (priority >= 0 && priority <= 4) return std::nullopt;
-    return reject(RejectReason::invalid_field,
-                  {"priority: ", std::to_string(priority), " is out of range (0 critical … 4 backlog)"});
+    return reject(
+        RejectReason::invalid_field,
+        {"priority: ", std::to_string(priority), " is out of range (0 critical … 4 backlog)"});
 }
 
 }  // namespace board::ops
