@@ -86,7 +86,7 @@ void apply_signal(Ticket& t, const RunFinished& r, const RunPolicy& policy, Unix
 
 }  // namespace
 
-Reduced apply(Ticket t, const Event& e, const Created& c) {
+Outcome apply(Ticket& t, const Event& e, const Created& c) {
     if (!is_valid_ticket_id(c.ticket)) {
         return reject(RejectReason::invalid_field,
                       {"created: \"", c.ticket, "\" is not a ticket id (expected PREFIX-N)"});
@@ -122,10 +122,10 @@ Reduced apply(Ticket t, const Event& e, const Created& c) {
     } else if (c.manual) {
         ops::await_human(t, Awaiting::work, Handoff::signal);  // legacy `manual: true`
     }
-    return t;
+    return std::nullopt;
 }
 
-Reduced apply(Ticket t, const Event& e, const RunStarted& r) {
+Outcome apply(Ticket& t, const Event& e, const RunStarted& r) {
     if (r.run.empty())
         return reject(RejectReason::invalid_field, {"run-started: the run id is empty"});
     if (t.type == TicketType::epic) {
@@ -151,10 +151,10 @@ Reduced apply(Ticket t, const Event& e, const RunStarted& r) {
     ops::enter(t, r.phase, e.at);
     t.run = Run{r.run, r.phase, e.at, r.policy};
     ++t.runs_total;
-    return t;
+    return std::nullopt;
 }
 
-Reduced apply(Ticket t, const Event& e, const RunFinished& r) {
+Outcome apply(Ticket& t, const Event& e, const RunFinished& r) {
     if (!t.run || t.run->id != r.run) {
         return reject(RejectReason::unknown_run,
                       {"run-finished: ", r.run, " is not the run in flight on ", t.id});
@@ -179,7 +179,7 @@ Reduced apply(Ticket t, const Event& e, const RunFinished& r) {
                                   t.awaiting ? ", awaiting a human" : "",
                                   "); its outcome is not applied"}),
                              e.at);
-        return t;
+        return std::nullopt;
     }
     if (r.timed_out || r.exit_code != 0 || !r.error.empty()) {
         ops::fail_attempt(t, describe_failure(r, phase), run.policy.max_attempts, e.at);
@@ -195,10 +195,10 @@ Reduced apply(Ticket t, const Event& e, const RunFinished& r) {
                            std::to_string(budget)}),
                       e.at);
     }
-    return t;
+    return std::nullopt;
 }
 
-Reduced apply(Ticket t, const Event& e, const RunInterrupted& r) {
+Outcome apply(Ticket& t, const Event& e, const RunInterrupted& r) {
     if (!t.run || t.run->id != r.run) {
         return reject(RejectReason::unknown_run,
                       {"run-interrupted: ", r.run, " is not the run in flight on ", t.id});
@@ -212,10 +212,10 @@ Reduced apply(Ticket t, const Event& e, const RunInterrupted& r) {
                               r.reason}),
                          e.at);
     t.run.reset();
-    return t;
+    return std::nullopt;
 }
 
-Reduced apply(Ticket t, const Event& e, const ArtifactRecorded& a) {
+Outcome apply(Ticket& t, const Event& e, const ArtifactRecorded& a) {
     if (!is_safe_relative_path(a.path)) {
         return reject(
             RejectReason::invalid_field,
@@ -236,16 +236,16 @@ Reduced apply(Ticket t, const Event& e, const ArtifactRecorded& a) {
     if (completes) {
         ops::complete_phase(t, a.gate.value_or(rules::default_gate(t.status)), true, e.at);
     }
-    return t;
+    return std::nullopt;
 }
 
-Reduced apply(Ticket t, const Event& e, const NoteAdded& n) {
+Outcome apply(Ticket& t, const Event& e, const NoteAdded& n) {
     if (n.text.empty()) return reject(RejectReason::invalid_field, {"note: the text is empty"});
     ops::add_note(t, e.by, n.text, e.at);
-    return t;
+    return std::nullopt;
 }
 
-Reduced apply(Ticket t, const Event& e, const Forked& f) {
+Outcome apply(Ticket& t, const Event& e, const Forked& f) {
     if (!is_valid_ticket_id(f.ticket) || !is_valid_ticket_id(f.from)) {
         return reject(RejectReason::invalid_field, {"forked: ticket and from must be ticket ids"});
     }
@@ -268,7 +268,7 @@ Reduced apply(Ticket t, const Event& e, const Forked& f) {
     }
     ops::add_system_note(
         t, cat({"forked from ", f.from, " at seq ", std::to_string(f.at_seq)}), e.at);
-    return t;
+    return std::nullopt;
 }
 
 }  // namespace board::handlers

@@ -1,33 +1,36 @@
 #pragma once
 // One handler per event kind. reduce() has checked the envelope (created first, seq
-// contiguous) before any handler runs; each handler checks the rest and either returns the
-// next ticket or a Rejection. Leaving out a handler for a new event is a compile error.
+// contiguous) before any handler runs; each handler checks the rest before it changes anything,
+// then changes the ticket in place. Leaving out a handler for a new event is a compile error.
 
 #include <board/event.hpp>
 #include <board/reduce.hpp>
 
 namespace board::handlers {
 
+/// nullopt: accepted (the ticket was changed in place); else why not (the ticket is untouched).
+using Outcome = std::optional<Rejection>;
+
 // Agent-side facts (agent_events.cpp).
-Reduced apply(Ticket t, const Event& e, const Created& c);
-Reduced apply(Ticket t, const Event& e, const RunStarted& r);
-Reduced apply(Ticket t, const Event& e, const RunFinished& r);
-Reduced apply(Ticket t, const Event& e, const RunInterrupted& r);
-Reduced apply(Ticket t, const Event& e, const ArtifactRecorded& a);
-Reduced apply(Ticket t, const Event& e, const NoteAdded& n);
-Reduced apply(Ticket t, const Event& e, const Forked& f);
+Outcome apply(Ticket& t, const Event& e, const Created& c);
+Outcome apply(Ticket& t, const Event& e, const RunStarted& r);
+Outcome apply(Ticket& t, const Event& e, const RunFinished& r);
+Outcome apply(Ticket& t, const Event& e, const RunInterrupted& r);
+Outcome apply(Ticket& t, const Event& e, const ArtifactRecorded& a);
+Outcome apply(Ticket& t, const Event& e, const NoteAdded& n);
+Outcome apply(Ticket& t, const Event& e, const Forked& f);
 
 // Human moves (human_events.cpp).
-Reduced apply(Ticket t, const Event& e, const VerdictGiven& v);
-Reduced apply(Ticket t, const Event& e, const Updated& u);
-Reduced apply(Ticket t, const Event& e, const Started& s);
-Reduced apply(Ticket t, const Event& e, const Moved& m);
-Reduced apply(Ticket t, const Event& e, const Cancelled& c);
-Reduced apply(Ticket t, const Event& e, const Reopened& r);
+Outcome apply(Ticket& t, const Event& e, const VerdictGiven& v);
+Outcome apply(Ticket& t, const Event& e, const Updated& u);
+Outcome apply(Ticket& t, const Event& e, const Started& s);
+Outcome apply(Ticket& t, const Event& e, const Moved& m);
+Outcome apply(Ticket& t, const Event& e, const Cancelled& c);
+Outcome apply(Ticket& t, const Event& e, const Reopened& r);
 
 // Questions (questions.cpp).
-Reduced apply(Ticket t, const Event& e, const QuestionAsked& q);
-Reduced apply(Ticket t, const Event& e, const QuestionAnswered& a);
-Reduced apply(Ticket t, const Event& e, const QuestionTimedOut& q);
+Outcome apply(Ticket& t, const Event& e, const QuestionAsked& q);
+Outcome apply(Ticket& t, const Event& e, const QuestionAnswered& a);
+Outcome apply(Ticket& t, const Event& e, const QuestionTimedOut& q);
 
 }  // namespace board::handlers

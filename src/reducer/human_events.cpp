@@ -86,7 +86,7 @@ bool is_final_gate_type(Awaiting a) {
 
 }  // namespace
 
-Reduced apply(Ticket t, const Event& e, const VerdictGiven& v) {
+Outcome apply(Ticket& t, const Event& e, const VerdictGiven& v) {
     const bool approving = v.verdict == Verdict::approved;
     if (auto bad = require_human(t, e, approving ? "approve" : "reject")) return *bad;
     if (!t.awaiting) {
@@ -118,10 +118,10 @@ Reduced apply(Ticket t, const Event& e, const VerdictGiven& v) {
                         : approving                             ? rule.approved
                                                                 : rule.rejected;
     apply_verdict_effect(t, effect, e.at);
-    return t;
+    return std::nullopt;
 }
 
-Reduced apply(Ticket t, const Event& e, const Updated& u) {
+Outcome apply(Ticket& t, const Event& e, const Updated& u) {
     if (u.requires_) {
         if (auto bad = require_human(t, e, "change the required gate of")) return *bad;
         if (*u.requires_ && !is_final_gate_type(**u.requires_)) {
@@ -170,10 +170,10 @@ Reduced apply(Ticket t, const Event& e, const Updated& u) {
             ops::release_to_agent(t);
         }
     }
-    return t;
+    return std::nullopt;
 }
 
-Reduced apply(Ticket t, const Event& e, const Started&) {
+Outcome apply(Ticket& t, const Event& e, const Started&) {
     if (auto bad = refuse_agent(t, e, "start")) return *bad;
     if (t.type == TicketType::epic) {
         return reject(RejectReason::wrong_status, {t.id, " is an epic: epics are never run"});
@@ -185,10 +185,10 @@ Reduced apply(Ticket t, const Event& e, const Started&) {
     }
     ops::release_to_agent(t);
     ops::enter(t, rules::advance_to[static_cast<std::size_t>(t.status)], e.at);
-    return t;
+    return std::nullopt;
 }
 
-Reduced apply(Ticket t, const Event& e, const Moved& m) {
+Outcome apply(Ticket& t, const Event& e, const Moved& m) {
     if (auto bad = refuse_agent(t, e, "move")) return *bad;
     if (m.reason.empty())
         return reject(RejectReason::invalid_field, {"move: a reason is required"});
@@ -207,20 +207,20 @@ Reduced apply(Ticket t, const Event& e, const Moved& m) {
     ops::release_to_agent(t);
     ops::reject_artifact(t, t.status, e.at);
     ops::enter(t, m.to, e.at);
-    return t;
+    return std::nullopt;
 }
 
-Reduced apply(Ticket t, const Event& e, const Cancelled& c) {
+Outcome apply(Ticket& t, const Event& e, const Cancelled& c) {
     if (auto bad = require_human(t, e, "cancel")) return *bad;
     if (t.status == Status::done) {
         return reject(RejectReason::wrong_status, {t.id, " is already done"});
     }
     if (!c.reason.empty()) ops::add_note(t, e.by, cat({"cancelled: ", c.reason}), e.at);
     ops::close(t, Resolution::wont_do, e.at);
-    return t;
+    return std::nullopt;
 }
 
-Reduced apply(Ticket t, const Event& e, const Reopened& r) {
+Outcome apply(Ticket& t, const Event& e, const Reopened& r) {
     if (auto bad = refuse_agent(t, e, "reopen")) return *bad;
     if (t.status != Status::done) {
         return reject(RejectReason::wrong_status,
@@ -230,7 +230,7 @@ Reduced apply(Ticket t, const Event& e, const Reopened& r) {
     t.resolution.reset();
     ops::release_to_agent(t);
     ops::enter(t, Status::backlog, e.at);
-    return t;
+    return std::nullopt;
 }
 
 }  // namespace board::handlers

@@ -87,7 +87,7 @@ std::optional<UnixMillis> question_timeout_at(QuestionKind kind,
 
 namespace handlers {
 
-Reduced apply(Ticket t, const Event& e, const QuestionAsked& q) {
+Outcome apply(Ticket& t, const Event& e, const QuestionAsked& q) {
     if (e.by.kind == ActorKind::human) {
         return reject(RejectReason::invalid_field,
                       {"question-asked: questions come from agents; a human adds a note"});
@@ -127,10 +127,10 @@ Reduced apply(Ticket t, const Event& e, const QuestionAsked& q) {
                          q.kind == QuestionKind::approval ? Awaiting::approval : Awaiting::input,
                          Handoff::question);
     }
-    return t;
+    return std::nullopt;
 }
 
-Reduced apply(Ticket t, const Event& e, const QuestionAnswered& a) {
+Outcome apply(Ticket& t, const Event& e, const QuestionAnswered& a) {
     if (e.by.kind != ActorKind::human) {
         return reject(RejectReason::not_human,
                       {"only a human can answer question ",
@@ -160,10 +160,10 @@ Reduced apply(Ticket t, const Event& e, const QuestionAnswered& a) {
     if (!a.note.empty()) note = cat({note, "\n", a.note});
     ops::add_note(t, e.by, std::move(note), e.at);
     release_if_unblocked(t);
-    return t;
+    return std::nullopt;
 }
 
-Reduced apply(Ticket t, const Event& e, const QuestionTimedOut& qt) {
+Outcome apply(Ticket& t, const Event& e, const QuestionTimedOut& qt) {
     if (e.by.kind == ActorKind::agent) {
         return reject(
             RejectReason::not_human,
@@ -191,7 +191,7 @@ Reduced apply(Ticket t, const Event& e, const QuestionTimedOut& qt) {
             cat({"Question ", q->id, " timed out; answered with the default: ", q->answer}),
             e.at);
         release_if_unblocked(t);
-        return t;
+        return std::nullopt;
     }
     q->status = QuestionStatus::timed_out;
     const bool holds_ticket = q->kind != QuestionKind::non_blocking;
@@ -201,7 +201,7 @@ Reduced apply(Ticket t, const Event& e, const QuestionTimedOut& qt) {
     } else {
         ops::add_system_note(t, why, e.at);
     }
-    return t;
+    return std::nullopt;
 }
 
 }  // namespace handlers

@@ -47,14 +47,13 @@ Reduced reduce(Ticket ticket, const Event& event) {
                             " does not follow seq ",
                             std::to_string(ticket.seq)});
     }
-    Reduced next = std::visit(
-        [&](const auto& payload) { return handlers::apply(std::move(ticket), event, payload); },
-        event.payload);
-    if (next) {
-        next.value().seq = event.seq;
-        next.value().updated_at = event.at;
-    }
-    return next;
+    auto rejection =
+        std::visit([&](const auto& payload) { return handlers::apply(ticket, event, payload); },
+                   event.payload);
+    if (rejection) return std::move(*rejection);
+    ticket.seq = event.seq;
+    ticket.updated_at = event.at;
+    return ticket;
 }
 
 Folded fold(std::span<const Event> events) {

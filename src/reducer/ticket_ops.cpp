@@ -130,9 +130,11 @@ bool has_pending_blocking_question(const Ticket& t) {
 }
 
 Question* find_question(Ticket& t, std::string_view id) {
+    // From the back: answers and timeouts concern recent questions, and a long history must
+    // not make every answer scan all of it.
     auto it = std::find_if(
-        t.questions.begin(), t.questions.end(), [&](const Question& q) { return q.id == id; });
-    return it == t.questions.end() ? nullptr : &*it;
+        t.questions.rbegin(), t.questions.rend(), [&](const Question& q) { return q.id == id; });
+    return it == t.questions.rend() ? nullptr : &*it;
 }
 
 std::optional<Rejection> check_ids(std::string_view self,

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what board needs, builds it and runs every test: the pure reducer alone (as an
+# embedder builds it), everything under ASan+UBSan, then the release build with a smoke run
+# of each benchmark. Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "reducer alone: no Boost, fmt or yaml-cpp"
+cmake --workflow --preset reducer-only
+
+step "all components under ASan + UBSan"
+cmake --workflow --preset asan-ubsan
+
+step "release build"
+cmake --workflow --preset release
+
+step "benchmarks, smoke run (figures: docs/benchmarks.md)"
+for bench in build/release/bench/board_*_bench; do
+  [[ -x $bench ]] || continue
+  "$bench" --benchmark_min_time=0.01 >/dev/null
+  echo "ok  $(basename "$bench")"
+done
+
+step "all tests passed"
