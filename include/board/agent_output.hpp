@@ -84,19 +84,20 @@ struct QuestionScan {
 /// fence rules as `scan_signals`. A block whose body is wrapped in one fenced code block
 /// (```` ```json ````) is read as the JSON inside. The JSON is the 003 `ask_question` shape:
 ///
-/// | field | rule |
-/// |---|---|
-/// | `question` | required non-empty string (trimmed) |
-/// | `type` | `blocking` `non_blocking` `approval` `error_recovery`; absent: `blocking` (the safe
-/// reading: a human is asked) | | `responseType` | `text` `choice` `boolean` `approval`; absent:
-/// `approval` for approval questions, else `text` | | `options` | array of `{id, label, value,
-/// description}`; required non-empty for `choice`; each needs a `label` or a `value` (the other
-/// defaults to it); a missing `id` is the option's 1-based position; ids must be unique | |
-/// `context` | string; any other JSON value is kept as its compact JSON text | | `timeoutMinutes` |
-/// positive number, rounded up to whole minutes (the reducer clamps it); absent: the kind's default
-/// | | `defaultResponse` | text: a string, number or boolean; boolean: `true`/`false` (JSON or
-/// string); approval: `approve`/`reject`; choice: an option's id, value or label, stored as that
-/// option's value |
+/// - `question`: required, a non-empty string (trimmed).
+/// - `type`: `blocking`, `non_blocking`, `approval` or `error_recovery`. Absent: `blocking`,
+///   the safe reading (a human is asked rather than the question dropped).
+/// - `responseType`: `text`, `choice`, `boolean` or `approval`. Absent: `approval` for
+///   approval questions, else `text`.
+/// - `options`: an array of `{id, label, value, description}`, required non-empty for
+///   `choice`. Each needs a `label` or a `value` (the other defaults to it); a missing `id` is
+///   the option's 1-based position; ids must be unique.
+/// - `context`: a string; any other JSON value is kept as its compact JSON text.
+/// - `timeoutMinutes`: a positive number, rounded up to whole minutes (the reducer clamps it
+///   to the spec's range). Absent: the kind's default.
+/// - `defaultResponse`: for `text` a string, number or boolean; for `boolean` `true`/`false`
+///   (JSON or string); for `approval` `approve`/`reject`; for `choice` an option's id, value
+///   or label, stored as that option's value.
 ///
 /// `null` reads as absent; unknown fields are ignored; `response_type`, `timeout_minutes` and
 /// `default_response` are accepted as aliases. A block with malformed JSON or a wrong field is
