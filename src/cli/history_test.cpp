@@ -1,0 +1,111 @@
+// Reading histories: the example board is a fixture every later version must still read, and
+// a bad line is reported with its file and line, never skipped.
+
+#include "cli/history.hpp"
+
+#include <board/reduce.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace board;
+
+namespace {
+
+fs::path source_dir() {
+    const char* dir = std::getenv("BOARD_SOURCE_DIR");
+    return dir ? fs::path{dir} : fs::current_path();
+}
+
+/// A scratch board folder, removed at the end of the test.
+struct ScratchBoard {
+    fs::path root =
+        fs::temp_directory_path() / ("board-history-test-" + std::to_string(::getpid()));
+
+    explicit ScratchBoard(const std::string& id, const std::string& log) {
+        fs::create_directories(root / "tickets" / id);
+        std::ofstream{root / "tickets" / id / "events.jsonl", std::ios::binary} << log;
+    }
+
+    ~ScratchBoard() {
+        std::error_code ec;
+        fs::remove_all(root, ec);
+    }
+
+    ScratchBoard(const ScratchBoard&) = delete;
+    ScratchBoard& operator=(const ScratchBoard&) = delete;
+};
+
+}  // namespace
+
+TEST_CASE("the example board still reads and folds to the states it shows", "[cli][fixtures]") {
+    struct Expected {
+        const char* id;
+        std::size_t events;
+        Status status;
+        std::optional<Awaiting> awaiting;
+    };
+
+    const Expected expected = GENERATE(values<Expected>({
+        {"PROJ-1", 17, Status::done, std::nullopt},
+        {"PROJ-2", 9, Status::ready, std::nullopt},
+        {"PROJ-3", 3, Status::research, Awaiting::input},
+        {"PROJ-4", 2, Status::backlog, std::nullopt},
+    }));
+    CAPTURE(expected.id);
+    const auto history = cli::read_history(source_dir(), expected.id);
+    REQUIRE_FALSE(history.error);
+    REQUIRE(history.events.size() == expected.events);
+    const Folded folded = fold(history.events);
+    REQUIRE_FALSE(folded.failure);
+    CHECK(folded.ticket.status == expected.status);
+    CHECK(folded.ticket.awaiting == expected.awaiting);
+}
+
+TEST_CASE("a corrupt line is reported with file and line number", "[cli][history]") {
+    const std::string good =
+        R"({"v":1,"seq":1,"id":"e1","at":"2026-11-20T09:00:00.000Z","by":"human:ana","type":"created","ticket":"PROJ-1","title":"t"})"
+        "\n";
+    const std::string bad_seq =
+        R"({"v":1,"seq":"two","id":"e2","at":"2026-11-20T09:00:01.000Z","by":"human:ana","type":"note","text":"x"})"
+        "\n";
+    ScratchBoard board{"PROJ-1", good + bad_seq + good};
+    const auto history = cli::read_history(board.root, "PROJ-1");
+    REQUIRE(history.error);
+    CHECK(history.error->kind == cli::HistoryError::Kind::corrupt);
+    CHECK_THAT(history.error->message,
+               Catch::Contains("events.jsonl:2:") && Catch::Contains("seq"));
+    CHECK(history.events.size() == 1);
+}
+
+TEST_CASE("ids are validated before they touch the disk", "[cli][history][security]") {
+    const auto bad = cli::read_history(source_dir(), "../PROJ-1");
+    REQUIRE(bad.error);
+    CHECK(bad.error->kind == cli::HistoryError::Kind::unknown_ticket);
+    CHECK_THAT(bad.error->message, Catch::Contains("not a ticket id"));
+    const auto missing = cli::read_history(source_dir(), "PROJ-999");
+    REQUIRE(missing.error);
+    CHECK_THAT(missing.error->message, Catch::Contains("no ticket PROJ-999"));
+}
+
+TEST_CASE("replay --diff names each field an event changed", "[cli][replay]") {
+    const auto history = cli::read_history(source_dir(), "PROJ-1");
+    REQUIRE_FALSE(history.error);
+    const Ticket before = fold(std::span{history.events}.first(8)).ticket;
+    const Ticket after = fold(std::span{history.events}.first(9)).ticket;  // the rejection
+    const auto changes = cli::describe_changes(before, after);
+    const auto mentions = [&](std::string_view text) {
+        return std::any_of(changes.begin(), changes.end(), [&](const std::string& c) {
+            return c.find(text) != std::string::npos;
+        });
+    };
+    CHECK(mentions("awaiting: approval → –"));
+    CHECK(mentions("phase_attempts: 0 → 1"));
+    CHECK(mentions("notes:"));
+    CHECK_FALSE(mentions("title:"));
+    CHECK(cli::describe_state(after) == "planning, agent's turn, attempts 1");
+}

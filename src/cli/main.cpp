@@ -1,0 +1,161 @@
+// `board`: the command line for people and scripts (spec/cli.md). This first cut reads the
+// board: `log` and `replay`. Exit codes: 0 done, 1 refused or unknown id, 2 usage, 3 storage.
+
+#include "cli/history.hpp"
+
+#include <board/codec.hpp>
+#include <board/reduce.hpp>
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+enum class ExitCode { ok = 0, refused = 1, usage = 2, storage = 3 };
+
+struct Options {
+    std::string board_dir;
+    bool json = false;
+};
+
+/// `--board`, else `$BOARD_DIR`, else the nearest ancestor with a board.yaml.
+std::optional<fs::path> find_board(const Options& options) {
+    if (!options.board_dir.empty()) return fs::path{options.board_dir};
+    if (const char* env = std::getenv("BOARD_DIR"); env && *env) return fs::path{env};
+    std::error_code ec;
+    for (fs::path dir = fs::current_path(ec); !ec && !dir.empty(); dir = dir.parent_path()) {
+        if (fs::exists(dir / "board.yaml", ec)) return dir;
+        if (dir == dir.root_path()) break;
+    }
+    return std::nullopt;
+}
+
+int fail(ExitCode code, std::string_view command, std::string_view message) {
+    std::cerr << fmt::format("board: {}: {}\n", command, message);
+    return static_cast<int>(code);
+}
+
+std::optional<board::cli::History> load(const Options& options,
+                                        const std::string& id,
+                                        std::string_view command,
+                                        int& exit_code) {
+    const auto board_dir = find_board(options);
+    if (!board_dir) {
+        exit_code = fail(ExitCode::usage,
+                         command,
+                         "no board here (no board.yaml above this folder); use --board DIR");
+        return std::nullopt;
+    }
+    auto history = board::cli::read_history(*board_dir, id);
+    if (history.error) {
+        const bool unknown = history.error->kind == board::cli::HistoryError::Kind::unknown_ticket;
+        exit_code =
+            fail(unknown ? ExitCode::refused : ExitCode::storage, command, history.error->message);
+        return std::nullopt;
+    }
+    return history;
+}
+
+int run_log(const Options& options, const std::string& id) {
+    int exit_code = 0;
+    const auto history = load(options, id, "log", exit_code);
+    if (!history) return exit_code;
+    for (const auto& event : history->events) {
+        std::cout << (options.json ? board::encode_event(event) : board::cli::describe(event))
+                  << '\n';
+    }
+    return 0;
+}
+
+int run_replay(const Options& options, const std::string& id, std::int64_t until, bool diff) {
+    int exit_code = 0;
+    const auto history = load(options, id, "replay", exit_code);
+    if (!history) return exit_code;
+    board::Ticket ticket;
+    boost::json::array steps;
+    for (const auto& event : history->events) {
+        if (until > 0 && event.seq > until) break;
+        board::Reduced next = board::reduce(ticket, event);
+        if (!next) {
+            return fail(ExitCode::storage,
+                        "replay",
+                        fmt::format("{} seq {}: the log holds an event the reducer refuses: {}",
+                                    id,
+                                    event.seq,
+                                    next.error().message));
+        }
+        if (options.json) {
+            steps.push_back(boost::json::object{{"event", board::event_to_json(event)},
+                                                {"ticket", board::ticket_to_json(next.value())}});
+        } else {
+            std::cout << board::cli::describe(event) << '\n';
+            if (diff) {
+                for (const auto& change : board::cli::describe_changes(ticket, next.value()))
+                    std::cout << "        " << change << '\n';
+            } else {
+                std::cout << "        → " << board::cli::describe_state(next.value()) << '\n';
+            }
+        }
+        ticket = std::move(next).value();
+    }
+    if (options.json) {
+        std::cout << boost::json::serialize(steps) << '\n';
+    } else {
+        std::cout << fmt::format("{} \"{}\" after seq {}: {}\n",
+                                 ticket.id,
+                                 ticket.title,
+                                 ticket.seq,
+                                 board::cli::describe_state(ticket));
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    CLI::App app{"board: a kanban board that AI agents and humans share"};
+    app.require_subcommand(1);
+    Options options;
+    app.add_option("--board",
+                   options.board_dir,
+                   "the board folder (default: $BOARD_DIR, else the nearest board.yaml)");
+    app.add_flag("--json", options.json, "machine output on stdout");
+    app.set_version_flag("--version", "board 0.1.0");
+
+    std::string id;
+    std::int64_t until = 0;
+    bool diff = false;
+    auto* log = app.add_subcommand("log", "the event log of a ticket, one readable line per event");
+    log->add_option("ID", id, "ticket id, e.g. PROJ-12")->required();
+    log->footer("Example:\n  board log PROJ-12\n  board log PROJ-12 --json | jq .type");
+    auto* replay = app.add_subcommand(
+        "replay", "fold a ticket's log step by step: each event and the state after it");
+    replay->add_option("ID", id, "ticket id, e.g. PROJ-12")->required();
+    replay->add_option("--until", until, "stop after this seq")->check(CLI::PositiveNumber);
+    replay->add_flag("--diff", diff, "show what each event changed instead of the state");
+    replay->footer("Examples:\n  board replay PROJ-12\n  board replay PROJ-12 --until 7 --diff");
+    for (auto* sub : {log, replay}) {
+        sub->add_option("--board", options.board_dir, "the board folder");
+        sub->add_flag("--json", options.json, "machine output on stdout");
+    }
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+    }
+    if (log->parsed()) return run_log(options, id);
+    return run_replay(options, id, until, diff);
+
+} catch (const std::exception& e) {
+    std::cerr << "board: " << e.what() << '\n';
+    return static_cast<int>(ExitCode::storage);
+}
