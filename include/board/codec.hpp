@@ -36,7 +36,9 @@ struct CodecError {
     std::string field;
     /// One sentence for a person that names the field, e.g.
     /// `field "seq": expected an integer, got a string`, `missing field "title"`,
-    /// `unknown event type "frobnicate"`, `invalid JSON at offset 17: syntax error`.
+    /// `field "type": unknown event type "frobnicate"`,
+    /// `field "v": schema version 3 is newer than this build reads (1)`,
+    /// `invalid JSON at offset 17: syntax error`, `invalid UTF-8 at offset 9`.
     std::string message;
     friend bool operator==(const CodecError&, const CodecError&) = default;
 };
@@ -133,9 +135,10 @@ boost::json::object event_to_json(const Event&);
 /// Ticket ids are not validated here (the reducer does that).
 DecodeResult<Event> decode_event(std::string_view line);
 
-/// Decodes an already parsed event. Prefer the text overloads: Boost.JSON 1.81's own parser
-/// may round a double to a neighbour, whereas the codec parses doubles exactly.
-DecodeResult<Event> decode_event(const boost::json::value&);
+/// Decodes an already parsed event (the inverse of event_to_json). Prefer decoding text where
+/// there is text: Boost.JSON 1.81's own parser may round a double to a neighbouring value,
+/// whereas the codec's parser converts doubles exactly.
+DecodeResult<Event> event_from_json(const boost::json::value&);
 
 /// Decodes many lines fast: it reuses one parser and one arena for every line, so a line costs
 /// no allocation beyond the strings of the event it returns. Not thread-safe; one per thread.
@@ -182,7 +185,8 @@ boost::json::object ticket_to_json(const Ticket&);
 /// Wrong types and unknown spellings are errors, as for events.
 DecodeResult<Ticket> decode_ticket(std::string_view json);
 
-/// Decodes an already parsed ticket (see decode_event(const boost::json::value&) on doubles).
-DecodeResult<Ticket> decode_ticket(const boost::json::value&);
+/// Decodes an already parsed ticket (the inverse of ticket_to_json; see event_from_json on
+/// doubles).
+DecodeResult<Ticket> ticket_from_json(const boost::json::value&);
 
 }  // namespace board
