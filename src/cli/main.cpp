@@ -117,9 +117,7 @@ int run_replay(const Options& options, const std::string& id, std::int64_t until
     return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) try {
+int run(int argc, char** argv) {
     CLI::App app{"board: a kanban board that AI agents and humans share"};
     app.require_subcommand(1);
     Options options;
@@ -154,8 +152,17 @@ int main(int argc, char** argv) try {
     }
     if (log->parsed()) return run_log(options, id);
     return run_replay(options, id, until, diff);
+}
 
-} catch (const std::exception& e) {
-    std::cerr << "board: " << e.what() << '\n';
-    return static_cast<int>(ExitCode::storage);
+}  // namespace
+
+int main(int argc, char** argv) {
+    // Anything unexpected (disk, memory) ends in one line and the storage exit code, never a
+    // crash report.
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "board: " << e.what() << '\n';
+        return static_cast<int>(ExitCode::storage);
+    }
 }
