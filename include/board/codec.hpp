@@ -110,14 +110,16 @@ std::optional<UnixMillis> parse_timestamp(std::string_view);
 /// - updated: an absent optional is an absent key (unchanged); a present-but-cleared
 ///   `requires` or `awaiting` is the string `"none"`.
 ///
-/// Every other field is always written. Doubles must be finite (a non-finite one is written as
-/// 0 so the line stays readable).
+/// Every other field is always written, `v` as the event holds it. Doubles are written in their
+/// shortest round-trip form and must be finite (a non-finite one is written as 0 so the line
+/// stays readable).
 std::string encode_event(const Event&);
 
 /// Appends encode_event(event) to `out`, so a batch of lines can share one buffer.
 void append_event(std::string& out, const Event& event);
 
-/// The event as a JSON value, for embedding in a larger document (`log --json`).
+/// The event as a JSON value, for embedding in a larger document (`log --json`): the same keys
+/// and values as encode_event, doubles included (parsed back exactly).
 boost::json::object event_to_json(const Event&);
 
 /// Decodes one line (trailing whitespace, such as the `\n`, is allowed).
@@ -146,10 +148,12 @@ class EventDecoder {
 public:
     EventDecoder();
     ~EventDecoder();
+    EventDecoder(const EventDecoder&) = delete;
+    EventDecoder& operator=(const EventDecoder&) = delete;
     EventDecoder(EventDecoder&&) noexcept;
     EventDecoder& operator=(EventDecoder&&) noexcept;
 
-    /// Same contract as decode_event(std::string_view).
+    /// Same contract as decode_event(std::string_view). A moved-from decoder still works.
     DecodeResult<Event> decode(std::string_view line);
 
 private:

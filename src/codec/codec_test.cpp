@@ -547,6 +547,29 @@ TEST_CASE("codec: decode errors name the field") {
     if (!c.field.empty()) CHECK_THAT(result.error().message, Contains('"' + c.field + '"'));
 }
 
+TEST_CASE("codec: invalid UTF-8 in a line is reported as such") {
+    struct Case {
+        std::string bytes;
+        std::size_t offset;  ///< of the first bad byte within `bytes`
+    };
+
+    const Case c = GENERATE(values<Case>({
+        {"\xff", 0},
+        {"ok\x80", 2},            // a continuation byte alone
+        {"\xc0\xaf", 0},          // overlong '/'
+        {"\xe2\x28\xa1", 0},      // a lead byte followed by ASCII
+        {"\xed\xa0\x80", 0},      // a surrogate
+        {"\xf4\x90\x80\x80", 0},  // above U+10FFFF
+        {"\xc3", 0},              // cut short by the closing quote
+    }));
+    const std::size_t at = verdict_line.find("existing");
+    const std::string line = replaced(verdict_line, "existing", c.bytes);
+    const auto result = decode_event(line);
+    REQUIRE_FALSE(result);
+    CHECK(result.error().field.empty());
+    CHECK(result.error().message == "invalid UTF-8 at offset " + std::to_string(at + c.offset));
+}
+
 TEST_CASE("codec: every truncation of a line is a clean error") {
     EventDecoder decoder;
     for (const Event& event : all_samples()) {
@@ -651,6 +674,25 @@ TEST_CASE("codec: one decoder reads many lines, long and short, good and bad") {
     CHECK(value_of(moved.decode(verdict_line)) == verdict_event());
     CHECK(value_of(decoder.decode(verdict_line)) ==
           verdict_event());  // NOLINT(bugprone-use-after-move)
+}
+
+TEST_CASE("codec: one decoder reads any number of long lines") {
+    // Lines that outgrow the decoder's arena buffer, many times over: its memory must not
+    // grow from one line to the next (a reused monotonic_resource would double each time).
+    EventDecoder decoder;
+    const Event long_note = envelope(1, NoteAdded{std::string(64 * 1024, 'n')});
+    const std::string line = encode_event(long_note);
+    for (int i = 0; i < 200; ++i) REQUIRE(value_of(decoder.decode(line)) == long_note);
+}
+
+TEST_CASE("codec: append_event leaves what the buffer held") {
+    // The writer uses the string's tail as scratch space while it writes.
+    const std::string before(100'000, 'x');
+    std::string batch = before;
+    append_event(batch, verdict_event());
+    CHECK(batch.size() == before.size() + verdict_line.size());
+    CHECK(batch.compare(0, before.size(), before) == 0);
+    CHECK(batch.substr(before.size()) == verdict_line);
 }
 
 TEST_CASE("codec: append_event appends lines to one buffer") {

@@ -85,15 +85,17 @@ Event read_event(const json::value& document) {
 class LineDecoder {
 public:
     Event decode(std::string_view line) {
-        arena_.release();
-        const json::value document = parser_.parse(line, &arena_);
+        // A fresh arena over the same buffer for every line, not release(): Boost 1.81's
+        // monotonic_resource keeps doubling its next block size across release(), so a log
+        // with many long lines would soon ask for gigabytes.
+        json::monotonic_resource arena{buffer_.data(), buffer_.size()};
+        const json::value document = parser_.parse(line, &arena);
         return read_event(document);
     }
 
 private:
     static constexpr std::size_t arena_size = 4096;  // a typical line fits: no allocation
     std::array<unsigned char, arena_size> buffer_{};
-    json::monotonic_resource arena_{buffer_.data(), buffer_.size()};
     codec_detail::JsonParser parser_;
 };
 

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <system_error>
 #include <utility>
 
@@ -54,26 +55,74 @@ struct ExactDoubleHandler {
     json::value_stack stack;
     std::string number;  ///< the pieces of a number split across writes
 
-    // clang-format off
     bool on_document_begin(json::error_code&) { return true; }
-    bool on_document_end(json::error_code&) { return true; }
-    bool on_object_begin(json::error_code&) { return true; }
-    bool on_object_end(std::size_t n, json::error_code&) { stack.push_object(n); return true; }
-    bool on_array_begin(json::error_code&) { return true; }
-    bool on_array_end(std::size_t n, json::error_code&) { stack.push_array(n); return true; }
-    bool on_key_part(json::string_view s, std::size_t, json::error_code&) { stack.push_chars(s); return true; }
-    bool on_key(json::string_view s, std::size_t, json::error_code&) { stack.push_key(s); return true; }
-    bool on_string_part(json::string_view s, std::size_t, json::error_code&) { stack.push_chars(s); return true; }
-    bool on_string(json::string_view s, std::size_t, json::error_code&) { stack.push_string(s); return true; }
-    bool on_number_part(json::string_view s, json::error_code&) { number.append(s.data(), s.size()); return true; }
-    bool on_int64(std::int64_t i, json::string_view, json::error_code&) { number.clear(); stack.push_int64(i); return true; }
-    bool on_uint64(std::uint64_t u, json::string_view, json::error_code&) { number.clear(); stack.push_uint64(u); return true; }
-    bool on_bool(bool b, json::error_code&) { stack.push_bool(b); return true; }
-    bool on_null(json::error_code&) { stack.push_null(); return true; }
-    bool on_comment_part(json::string_view, json::error_code&) { return true; }
-    bool on_comment(json::string_view, json::error_code&) { return true; }
 
-    // clang-format on
+    bool on_document_end(json::error_code&) { return true; }
+
+    bool on_object_begin(json::error_code&) { return true; }
+
+    bool on_object_end(std::size_t n, json::error_code&) {
+        stack.push_object(n);
+        return true;
+    }
+
+    bool on_array_begin(json::error_code&) { return true; }
+
+    bool on_array_end(std::size_t n, json::error_code&) {
+        stack.push_array(n);
+        return true;
+    }
+
+    bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
+        stack.push_chars(s);
+        return true;
+    }
+
+    bool on_key(json::string_view s, std::size_t, json::error_code&) {
+        stack.push_key(s);
+        return true;
+    }
+
+    bool on_string_part(json::string_view s, std::size_t, json::error_code&) {
+        stack.push_chars(s);
+        return true;
+    }
+
+    bool on_string(json::string_view s, std::size_t, json::error_code&) {
+        stack.push_string(s);
+        return true;
+    }
+
+    bool on_number_part(json::string_view s, json::error_code&) {
+        number.append(s.data(), s.size());
+        return true;
+    }
+
+    bool on_int64(std::int64_t i, json::string_view, json::error_code&) {
+        number.clear();
+        stack.push_int64(i);
+        return true;
+    }
+
+    bool on_uint64(std::uint64_t u, json::string_view, json::error_code&) {
+        number.clear();
+        stack.push_uint64(u);
+        return true;
+    }
+
+    bool on_bool(bool b, json::error_code&) {
+        stack.push_bool(b);
+        return true;
+    }
+
+    bool on_null(json::error_code&) {
+        stack.push_null();
+        return true;
+    }
+
+    bool on_comment_part(json::string_view, json::error_code&) { return true; }
+
+    bool on_comment(json::string_view, json::error_code&) { return true; }
 
     bool on_double(double d, json::string_view tail, json::error_code&) {
         std::string_view text{tail.data(), tail.size()};
@@ -89,6 +138,22 @@ struct ExactDoubleHandler {
         return true;
     }
 };
+
+/// The offset of the first byte of `text` that is not part of well-formed UTF-8, if any.
+std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
+    const auto* begin = reinterpret_cast<const unsigned char*>(text.data());
+    const auto* end = begin + text.size();
+    for (const auto* p = begin; p != end;) {
+        if (*p < 0x80) {
+            ++p;
+        } else if (const std::size_t n = utf8_sequence_length(p, end); n != 0) {
+            p += n;
+        } else {
+            return static_cast<std::size_t>(p - begin);
+        }
+    }
+    return std::nullopt;
+}
 
 }  // namespace
 
@@ -166,11 +231,9 @@ json::value JsonParser::parse(std::string_view text, json::storage_ptr storage) 
     const std::size_t consumed = parser.write_some(false, text.data(), text.size(), ec);
     if (!ec && consumed < text.size()) ec = json::error::extra_data;
     if (ec) {
-        // Boost reports bad UTF-8 as a plain syntax error; say what it is.
-        const auto* at = reinterpret_cast<const unsigned char*>(text.data()) + consumed;
-        const auto* end = reinterpret_cast<const unsigned char*>(text.data()) + text.size();
-        if (consumed < text.size() && *at >= 0x80 && utf8_sequence_length(at, end) == 0)
-            fail({}, "invalid UTF-8 at offset " + std::to_string(consumed));
+        // Boost reports bad UTF-8 as a plain syntax error: if that is what stopped it, say so.
+        if (const auto bad = first_invalid_utf8(text); bad && *bad <= consumed)
+            fail({}, "invalid UTF-8 at offset " + std::to_string(*bad));
         fail({}, "invalid JSON at offset " + std::to_string(consumed) + ": " + ec.message());
     }
     return parser.handler().stack.release();

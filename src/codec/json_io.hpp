@@ -51,6 +51,10 @@ Time(M&) -> Time<M>;
 template <class S, class T>
 concept Is = std::same_as<std::remove_const_t<S>, T>;
 
+/// A model enumeration: written as its to_string() spelling, read with parse<E>().
+template <class E>
+concept Enum = std::is_enum_v<E>;
+
 using Artifacts = decltype(Ticket::artifacts);
 
 // ---------------------------------------------------------------------------------------------
@@ -125,6 +129,8 @@ public:
     ~JsonParser();
     JsonParser(const JsonParser&) = delete;
     JsonParser& operator=(const JsonParser&) = delete;
+    JsonParser(JsonParser&&) = delete;
+    JsonParser& operator=(JsonParser&&) = delete;
 
     /// The document, its memory from `storage`. Throws DecodeFailure if `text` is not one
     /// complete JSON text (trailing whitespace is fine), naming the byte offset.
@@ -210,10 +216,10 @@ public:
         out_.timestamp(time.ms);
     }
 
-    template <class E>
-    requires std::is_enum_v<E>
-
-    void put(const E& value) { out_.string(to_string(value)); }
+    template <Enum E>
+    void put(const E& value) {
+        out_.string(to_string(value));
+    }
 
     template <class T>
     void put(const std::vector<T>& values) {
@@ -298,9 +304,7 @@ public:
     void get(const json::value& value, const Path& at, Time<UnixMillis> out) const;
     void get(const json::value& value, const Path& at, Artifacts& out) const;  // ticket_codec.cpp
 
-    template <class E>
-    requires std::is_enum_v<E>
-
+    template <Enum E>
     void get(const json::value& value, const Path& at, E& out) const {
         const std::string_view spelling = string_of(value, at);
         const std::optional<E> parsed = parse<E>(spelling);

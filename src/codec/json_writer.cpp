@@ -108,9 +108,13 @@ void append_json_string(std::string& out, std::string_view text) {
 }
 
 char* JsonWriter::room(std::size_t n) {
-    // Growing into the capacity costs no allocation: a reused line buffer stays warm.
-    if (out_.size() - size_ < n)
-        out_.resize(std::max({size_ + n, 2 * out_.size(), out_.capacity()}));
+    // resize() fills what it adds with zeros, so add only in proportion to what this writer
+    // has written: appending a line to a long batch must not touch the whole batch. The
+    // string's own capacity still grows geometrically.
+    if (out_.size() - size_ < n) {
+        const std::size_t written = size_ - start_;
+        out_.resize(size_ + std::max({n, written, std::size_t{256}}));
+    }
     return out_.data() + size_;
 }
 

@@ -20,12 +20,15 @@ class JsonWriter {
 public:
     explicit JsonWriter(std::string& out)
         : out_(out)
+        , start_(out.size())
         , size_(out.size()) {}
 
     ~JsonWriter() { out_.resize(size_); }
 
     JsonWriter(const JsonWriter&) = delete;
     JsonWriter& operator=(const JsonWriter&) = delete;
+    JsonWriter(JsonWriter&&) = delete;
+    JsonWriter& operator=(JsonWriter&&) = delete;
 
     void begin_object() { punctuation('{', false); }
 
@@ -61,7 +64,8 @@ private:
     void punctuation(char c, bool value_done);
 
     std::string& out_;
-    std::size_t size_;  ///< bytes written; out_ may be longer (scratch space)
+    std::size_t start_;  ///< out_'s size before this writer
+    std::size_t size_;   ///< out_'s size with what was written; out_ may be longer (scratch)
     bool need_comma_ = false;
 };
 

@@ -59,8 +59,10 @@ Ticket read_ticket(const boost::json::value& document) {
 std::string encode_ticket(const Ticket& ticket) {
     std::string out;
     out.reserve(1024);
-    codec_detail::Writer io{out};
-    io.put(ticket);
+    {
+        codec_detail::Writer io{out};  // `out` is complete when the writer is gone
+        io.put(ticket);
+    }
     return out;
 }
 
