@@ -34,6 +34,8 @@ struct Policy {
 
     /// The limits a run in `phase` is started under (carried on its `run-started`).
     RunPolicy run_policy(Status phase) const;
+
+    friend bool operator==(const Policy&, const Policy&) = default;
 };
 
 /// What next_action needs to know about the rest of the board.

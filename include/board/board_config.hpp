@@ -1,0 +1,135 @@
+#pragma once
+// board.yaml: the board's policy and agent configuration (spec/storage.md, spec/agents.md).
+// Loading never throws: a bad file comes back as a ConfigError that names the key, its line
+// and what was expected, because a typo must never silently change what the daemon does.
+
+#include <board/next_action.hpp>
+#include <board/ticket.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace board {
+
+/// `daemon:` of board.yaml.
+struct DaemonConfig {
+    int max_parallel = 2;                       ///< runs in flight across the board, >= 1
+    std::chrono::milliseconds poll{10'000};     ///< watch-mode rescan interval, > 0
+    std::chrono::milliseconds debounce{2'000};  ///< wait before taking a fresh ticket, >= 0
+    std::chrono::milliseconds grace{30'000};    ///< SIGTERM → kill delay for agents, >= 0
+    friend bool operator==(const DaemonConfig&, const DaemonConfig&) = default;
+};
+
+/// `agents.<phase>:` of board.yaml, with `command` and `timeout` already resolved against
+/// `agents.default` (a phase that does not set them inherits the default's).
+struct AgentConfig {
+    std::vector<std::string> command;  ///< argv, never empty, argv[0] non-empty
+    std::chrono::milliseconds timeout{std::chrono::minutes{30}};  ///< > 0
+    int max_steps = 15;     ///< >= 1; handed to the agent, the board does not count steps
+    bool worktree = false;  ///< run in the ticket's git worktree (spec/agents.md)
+    /// review: false skips the review-prep agent (Policy::review_agent). Other phases: carried
+    /// for the daemon; the spec gives it no meaning there yet.
+    bool enabled = true;
+    bool resume = false;  ///< resume the agent's last session instead of starting fresh
+    friend bool operator==(const AgentConfig&, const AgentConfig&) = default;
+};
+
+/// `[claude, -p, --output-format, stream-json, --verbose]`: Claude Code, whose stream-json
+/// output carries the run's cost and session id.
+std::vector<std::string> default_agent_command();
+
+/// The documented defaults of `agents.<phase>` (max_steps 15/15/30/10, implementing in a
+/// worktree), with the default command and timeout. Any other status gets max_steps 15.
+AgentConfig default_agent_config(Status phase);
+
+/// Everything board.yaml says. Default-constructed, it holds the documented defaults.
+struct BoardConfig {
+    std::string prefix = "PROJ";  ///< matches ^[A-Z][A-Z0-9]{0,15}$
+    /// auto, wip, gates, budget and agents.review.enabled (as `review_agent`). Retry backoff
+    /// is not configurable in board.yaml and keeps Policy's defaults.
+    Policy policy;
+    DaemonConfig daemon;
+    /// `agents.default`: what a phase without its own command/timeout runs.
+    std::vector<std::string> default_command = default_agent_command();
+    std::chrono::milliseconds default_timeout{std::chrono::minutes{30}};
+    AgentConfig research = default_agent_config(Status::research);
+    AgentConfig planning = default_agent_config(Status::planning);
+    AgentConfig implementing = default_agent_config(Status::implementing);
+    AgentConfig review = default_agent_config(Status::review);
+
+    /// The agent of an agent phase (is_agent_phase); nullptr for any other status.
+    const AgentConfig* agent(Status phase) const;
+
+    friend bool operator==(const BoardConfig&, const BoardConfig&) = default;
+};
+
+/// Why board.yaml was refused.
+struct ConfigError {
+    int line = 0;    ///< 1-based; 0 when the file as a whole is at fault (unreadable)
+    int column = 0;  ///< 1-based; 0 when unknown
+    /// One sentence for a person, starting with the line and naming the key path, e.g.
+    /// `line 7: gates.reserch: unknown key (did you mean "research"?); expected one of
+    /// research, planning`, `line 3: daemon.poll: expected a duration like 500ms, 10s, 5m
+    /// or 1h, got "10 seconds"`.
+    std::string message;
+    friend bool operator==(const ConfigError&, const ConfigError&) = default;
+};
+
+/// A loaded config, or why not. (std::expected arrives in C++23.)
+class [[nodiscard]] ConfigResult {
+public:
+    ConfigResult(BoardConfig value)
+        : outcome_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+
+    ConfigResult(ConfigError e)
+        : outcome_(std::move(e)) {}  // NOLINT(google-explicit-constructor)
+
+    bool has_value() const noexcept { return outcome_.index() == 0; }
+
+    explicit operator bool() const noexcept { return has_value(); }
+
+    /// Precondition: has_value().
+    const BoardConfig& value() const& { return *std::get_if<BoardConfig>(&outcome_); }
+
+    BoardConfig&& value() && { return std::move(*std::get_if<BoardConfig>(&outcome_)); }
+
+    /// Precondition: !has_value().
+    const ConfigError& error() const { return *std::get_if<ConfigError>(&outcome_); }
+
+private:
+    std::variant<BoardConfig, ConfigError> outcome_;
+};
+
+/// Parses the text of a board.yaml. An empty document (or only comments) is all defaults.
+/// Errors: YAML syntax (with its line), more than one document, a top level that is not a
+/// mapping, unknown or duplicate keys, wrong types (a quoted "3" is a string, not a number),
+/// negative or zero counts, unknown gates, a command given as a string or empty, bad
+/// durations, a prefix not matching ^[A-Z][A-Z0-9]{0,15}$.
+ConfigResult parse_board_config(std::string_view yaml_text);
+
+/// Reads and parses `file`. A missing or unreadable file is an error with line 0; callers
+/// that treat a missing board.yaml as "all defaults" check for it first.
+ConfigResult load_board_config(const std::filesystem::path& file);
+
+/// The fully commented board.yaml that `board init` writes: every key with its default,
+/// Claude Code as the agent, Codex as a commented alternative. Loading it yields
+/// BoardConfig{} with `prefix` replaced. Precondition: is_valid_prefix(prefix).
+std::string default_board_yaml(std::string_view prefix = "PROJ");
+
+/// True if `prefix` matches ^[A-Z][A-Z0-9]{0,15}$ (the id part before `-N`).
+bool is_valid_prefix(std::string_view prefix);
+
+/// Parses `500ms`, `10s`, `5m`, `1h`: digits then exactly one unit, no sign, no spaces.
+/// nullopt for anything else, including values that overflow.
+std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
+
+/// The shortest exact spelling parse_duration reads back: 1800000ms → `30m`.
+std::string format_duration(std::chrono::milliseconds d);
+
+}  // namespace board

@@ -1,0 +1,79 @@
+#pragma once
+// The board folder (spec/storage.md): where a board is, where a ticket lives, and the next
+// free ticket id. Ids are validated before they become paths, so `../x` never reaches disk.
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace board {
+
+/// Why a board folder operation failed.
+struct BoardDirError {
+    enum class Kind {
+        invalid_id,    ///< an id or prefix that does not match the spec's pattern
+        lock_timeout,  ///< another process held the board lock for the whole timeout
+        io,            ///< the file system refused (permissions, missing board, full disk)
+        exhausted,     ///< PREFIX-999999999 is taken: no 9-digit number left
+    };
+    Kind kind = Kind::io;
+    std::string message;  ///< one sentence naming the path or id, e.g. with strerror
+    friend bool operator==(const BoardDirError&, const BoardDirError&) = default;
+};
+
+/// A value, or why not. (std::expected arrives in C++23.)
+template <class T>
+class [[nodiscard]] BoardDirResult {
+public:
+    BoardDirResult(T value)
+        : outcome_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+
+    BoardDirResult(BoardDirError e)
+        : outcome_(std::move(e)) {}  // NOLINT(google-explicit-constructor)
+
+    bool has_value() const noexcept { return outcome_.index() == 0; }
+
+    explicit operator bool() const noexcept { return has_value(); }
+
+    /// Precondition: has_value().
+    const T& value() const& { return *std::get_if<T>(&outcome_); }
+
+    T&& value() && { return std::move(*std::get_if<T>(&outcome_)); }
+
+    /// Precondition: !has_value().
+    const BoardDirError& error() const { return *std::get_if<BoardDirError>(&outcome_); }
+
+private:
+    std::variant<T, BoardDirError> outcome_;
+};
+
+/// The nearest folder holding a `board.yaml`: `start_dir` itself, else its closest ancestor
+/// (made absolute first). nullopt if none up to the root. `--board` and `$BOARD_DIR` take
+/// precedence and are the caller's business.
+std::optional<std::filesystem::path> find_board(const std::filesystem::path& start_dir);
+
+/// `<board_root>/tickets`.
+std::filesystem::path tickets_dir(const std::filesystem::path& board_root);
+
+/// `<board_root>/tickets/<id>`, or nullopt when `id` is not a valid ticket id
+/// (is_valid_ticket_id): the check comes before any path is formed. Touches no disk.
+std::optional<std::filesystem::path> ticket_dir(const std::filesystem::path& board_root,
+                                                std::string_view id);
+
+/// Claims the next free id `PREFIX-N` (N = 1 + the largest N of any `PREFIX-N` entry in
+/// `tickets/`, 1 if none) by creating its folder, and returns the id. Runs under an
+/// exclusive flock on `tickets/.lock`, so concurrent callers in any processes get distinct,
+/// contiguous ids; `mkdir` is the claim itself, so a writer that ignores the lock can at
+/// worst make us skip a number, never share one. Creates `tickets/` if missing. A number
+/// whose folder is left empty by a crash is not reused.
+/// Errors: invalid prefix, lock not acquired within `lock_timeout`, I/O, numbers exhausted.
+BoardDirResult<std::string> allocate_ticket_id(
+    const std::filesystem::path& board_root,
+    std::string_view prefix,
+    std::chrono::milliseconds lock_timeout = std::chrono::seconds{10});
+
+}  // namespace board

@@ -1,0 +1,546 @@
+// board.yaml → BoardConfig. The walk is strict on purpose: every map lists the keys it knows,
+// and anything else is an error with its line, so a typo in a gate or a budget is caught
+// when the file is read rather than discovered when an agent runs unsupervised.
+
+#include <board/board_config.hpp>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <initializer_list>
+#include <set>
+#include <sstream>
+#include <system_error>
+
+namespace board {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+/// Thrown inside this file only; parse_board_config turns it into its return value.
+struct ConfigFailure {
+    ConfigError error;
+};
+
+std::string_view kind_name(const YAML::Node& node) {
+    switch (node.Type()) {
+        case YAML::NodeType::Null:
+            return "nothing";
+        case YAML::NodeType::Sequence:
+            return "a list";
+        case YAML::NodeType::Map:
+            return "a mapping";
+        case YAML::NodeType::Scalar:
+        case YAML::NodeType::Undefined:
+            break;
+    }
+    return "a scalar";
+}
+
+/// What a value was, for "got ..." in messages: the text itself for scalars.
+std::string describe(const YAML::Node& node) {
+    if (node.IsScalar()) return fmt::format("\"{}\"", node.Scalar());
+    return std::string{kind_name(node)};
+}
+
+/// yaml-cpp marks are 0-based; a null node built for `key:` with no value carries the mark
+/// of whatever follows, so callers pass the key's mark for those.
+[[noreturn]] void fail(const YAML::Mark& mark, std::string_view path, std::string_view what) {
+    const int line = mark.is_null() ? 0 : mark.line + 1;
+    const int column = mark.is_null() ? 0 : mark.column + 1;
+    throw ConfigFailure{
+        ConfigError{line, column, fmt::format("line {}: {}: {}", line, path, what)}};
+}
+
+/// A value together with where to blame it: the key's mark when the value has none of its own.
+struct Field {
+    std::string path;
+    YAML::Node value;
+    YAML::Mark mark;
+};
+
+Field field_of(std::string_view parent, const YAML::Node& key, const YAML::Node& value) {
+    std::string path = parent.empty() ? key.Scalar() : fmt::format("{}.{}", parent, key.Scalar());
+    const YAML::Mark mark = value.IsNull() ? key.Mark() : value.Mark();
+    return Field{std::move(path), value, mark};
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+std::string unknown_key_message(std::string_view key,
+                                std::initializer_list<std::string_view> known) {
+    std::string message = "unknown key";
+    std::string_view best;
+    std::size_t best_distance = 3;  // suggest only close misspellings
+    for (const auto candidate : known) {
+        const std::size_t d = edit_distance(key, candidate);
+        if (d < best_distance) {
+            best = candidate;
+            best_distance = d;
+        }
+    }
+    if (!best.empty()) message += fmt::format(" (did you mean \"{}\"?)", best);
+    message += "; expected one of ";
+    bool first = true;
+    for (const auto candidate : known) {
+        if (!first) message += ", ";
+        message += candidate;
+        first = false;
+    }
+    return message;
+}
+
+/// Calls `on(key, field)` for each entry of the mapping `f`; unknown, duplicate and
+/// non-scalar keys fail. A null value (`auto:` with nothing under it) is an empty mapping,
+/// so commenting out every line of a section keeps its defaults.
+template <class F>
+void for_each_key(const Field& f, std::initializer_list<std::string_view> known, F on) {
+    if (f.value.IsNull()) return;
+    if (!f.value.IsMap()) {
+        std::string keys;
+        for (const auto k : known) keys += keys.empty() ? std::string{k} : fmt::format(", {}", k);
+        fail(f.mark,
+             f.path,
+             fmt::format("expected a mapping of {}, got {}", keys, describe(f.value)));
+    }
+    std::set<std::string, std::less<>> seen;
+    for (auto it = f.value.begin(); it != f.value.end(); ++it) {
+        // By value: the iterator's operator-> yields a temporary pair, so a reference into it
+        // dangles at the end of the statement.
+        const YAML::Node key = it->first;
+        const YAML::Node value = it->second;
+        if (!key.IsScalar()) {
+            fail(key.Mark(), f.path, fmt::format("expected a key name, got {}", kind_name(key)));
+        }
+        const std::string& name = key.Scalar();
+        const std::string path = f.path.empty() ? name : fmt::format("{}.{}", f.path, name);
+        if (std::find(known.begin(), known.end(), name) == known.end()) {
+            fail(key.Mark(), path, unknown_key_message(name, known));
+        }
+        if (!seen.insert(name).second) fail(key.Mark(), path, "duplicate key");
+        on(std::string_view{name}, field_of(f.path, key, value));
+    }
+}
+
+/// The text of a scalar, or a failure naming what was expected.
+const std::string& scalar(const Field& f, std::string_view expected) {
+    if (!f.value.IsScalar()) {
+        fail(f.mark, f.path, fmt::format("expected {}, got {}", expected, describe(f.value)));
+    }
+    return f.value.Scalar();
+}
+
+/// Numbers and booleans must be plain scalars: `"3"` is a string in YAML, and accepting it
+/// would make the file mean different things to different readers.
+const std::string& plain_scalar(const Field& f, std::string_view expected) {
+    const std::string& text = scalar(f, expected);
+    if (f.value.Tag() != "?") {
+        fail(f.mark, f.path, fmt::format("expected {}, got the string \"{}\"", expected, text));
+    }
+    return text;
+}
+
+bool read_bool(const Field& f) {
+    const std::string& text = plain_scalar(f, "true or false");
+    // The YAML 1.2 core schema spellings only: `yes`/`on` are YAML 1.1 surprises.
+    if (text == "true" || text == "True" || text == "TRUE") return true;
+    if (text == "false" || text == "False" || text == "FALSE") return false;
+    fail(f.mark, f.path, fmt::format("expected true or false, got \"{}\"", text));
+}
+
+int read_int(const Field& f, int min) {
+    const std::string expected = fmt::format("a whole number >= {}", min);
+    const std::string& text = plain_scalar(f, expected);
+    long long value = 0;
+    const char* const end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc{} || ptr != end || value < min || value > INT_MAX) {
+        fail(f.mark, f.path, fmt::format("expected {}, got \"{}\"", expected, text));
+    }
+    return static_cast<int>(value);
+}
+
+double read_money(const Field& f) {
+    constexpr std::string_view expected = "an amount in USD >= 0 (0 = unlimited)";
+    const std::string& text = plain_scalar(f, expected);
+    double value = 0;
+    const char* const end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc{} || ptr != end || !std::isfinite(value) || value < 0) {
+        fail(f.mark, f.path, fmt::format("expected {}, got \"{}\"", expected, text));
+    }
+    return value;
+}
+
+milliseconds read_duration(const Field& f, bool allow_zero) {
+    const std::string_view expected = allow_zero ? "a duration like 500ms, 10s, 5m or 1h"
+                                                 : "a positive duration like 500ms, 10s, 5m or 1h";
+    const std::string& text = scalar(f, expected);
+    const auto d = parse_duration(text);
+    if (!d || (!allow_zero && d->count() == 0)) {
+        fail(f.mark, f.path, fmt::format("expected {}, got \"{}\"", expected, text));
+    }
+    return *d;
+}
+
+Gate read_gate(const Field& f) {
+    constexpr std::string_view expected = "none, checkpoint or approval";
+    const std::string& text = scalar(f, expected);
+    const auto gate = parse<Gate>(text);
+    if (!gate) fail(f.mark, f.path, fmt::format("expected {}, got \"{}\"", expected, text));
+    return *gate;
+}
+
+std::string read_prefix(const Field& f) {
+    constexpr std::string_view expected =
+        "an uppercase letter then up to 15 uppercase letters or digits (^[A-Z][A-Z0-9]{0,15}$)";
+    const std::string& text = scalar(f, expected);
+    if (!is_valid_prefix(text)) {
+        fail(f.mark, f.path, fmt::format("expected {}, got \"{}\"", expected, text));
+    }
+    return text;
+}
+
+std::vector<std::string> read_command(const Field& f) {
+    if (f.value.IsScalar()) {
+        // The argv is never handed to a shell, so a string has no safe meaning: splitting it
+        // on spaces would break quoting, and running it whole would look up one long name.
+        fail(f.mark,
+             f.path,
+             fmt::format("expected an argv list like [claude, -p], got the string \"{}\" "
+                         "(commands never run through a shell)",
+                         f.value.Scalar()));
+    }
+    if (!f.value.IsSequence()) {
+        fail(f.mark,
+             f.path,
+             fmt::format("expected an argv list like [claude, -p], got {}", describe(f.value)));
+    }
+    if (f.value.size() == 0) {
+        fail(f.mark, f.path, "expected an argv list like [claude, -p], got an empty list");
+    }
+    std::vector<std::string> argv;
+    for (std::size_t i = 0; i < f.value.size(); ++i) {
+        const YAML::Node item = f.value[i];
+        const Field element{fmt::format("{}[{}]", f.path, i), item, item.Mark()};
+        argv.push_back(scalar(element, "a string"));
+    }
+    if (argv.front().empty()) fail(f.mark, f.path, "expected a program name first, got \"\"");
+    return argv;
+}
+
+/// `agents.<phase>` as written: command and timeout stay unset until `agents.default` is
+/// known, because the file may name the phases before the default.
+struct PhaseEntry {
+    AgentConfig agent;
+    std::optional<std::vector<std::string>> command;
+    std::optional<milliseconds> timeout;
+};
+
+void read_phase(const Field& f, PhaseEntry& entry) {
+    for_each_key(f,
+                 {"max_steps", "worktree", "enabled", "command", "timeout", "resume"},
+                 [&](std::string_view key, const Field& v) {
+                     if (key == "max_steps") entry.agent.max_steps = read_int(v, 1);
+                     if (key == "worktree") entry.agent.worktree = read_bool(v);
+                     if (key == "enabled") entry.agent.enabled = read_bool(v);
+                     if (key == "resume") entry.agent.resume = read_bool(v);
+                     if (key == "command") entry.command = read_command(v);
+                     if (key == "timeout") entry.timeout = read_duration(v, false);
+                 });
+}
+
+void read_default_agent(const Field& f, BoardConfig& config) {
+    for_each_key(f, {"command", "timeout"}, [&](std::string_view key, const Field& v) {
+        if (key == "command") config.default_command = read_command(v);
+        if (key == "timeout") config.default_timeout = read_duration(v, false);
+    });
+}
+
+void read_agents(const Field& f, BoardConfig& config) {
+    PhaseEntry research{default_agent_config(Status::research), {}, {}};
+    PhaseEntry planning{default_agent_config(Status::planning), {}, {}};
+    PhaseEntry implementing{default_agent_config(Status::implementing), {}, {}};
+    PhaseEntry review{default_agent_config(Status::review), {}, {}};
+    for_each_key(f,
+                 {"default", "research", "planning", "implementing", "review"},
+                 [&](std::string_view key, const Field& v) {
+                     if (key == "default") read_default_agent(v, config);
+                     if (key == "research") read_phase(v, research);
+                     if (key == "planning") read_phase(v, planning);
+                     if (key == "implementing") read_phase(v, implementing);
+                     if (key == "review") read_phase(v, review);
+                 });
+    const auto resolve = [&](PhaseEntry& entry) {
+        entry.agent.command = entry.command.value_or(config.default_command);
+        entry.agent.timeout = entry.timeout.value_or(config.default_timeout);
+        return entry.agent;
+    };
+    config.research = resolve(research);
+    config.planning = resolve(planning);
+    config.implementing = resolve(implementing);
+    config.review = resolve(review);
+    config.policy.review_agent = config.review.enabled;
+}
+
+void read_top(const Field& top, BoardConfig& config) {
+    Policy& policy = config.policy;
+    const auto wip = [&](Status s) -> int& { return policy.wip[static_cast<std::size_t>(s)]; };
+    for_each_key(
+        top,
+        {"prefix", "auto", "wip", "gates", "budget", "daemon", "agents"},
+        [&](std::string_view key, const Field& v) {
+            if (key == "prefix") config.prefix = read_prefix(v);
+            if (key == "auto") {
+                for_each_key(v, {"research", "planning"}, [&](std::string_view k, const Field& x) {
+                    (k == "research" ? policy.auto_research : policy.auto_planning) = read_bool(x);
+                });
+            }
+            if (key == "wip") {
+                for_each_key(v,
+                             {"research", "planning", "implementing"},
+                             [&](std::string_view k, const Field& x) {
+                                 wip(*parse<Status>(k)) = read_int(x, 0);
+                             });
+            }
+            if (key == "gates") {
+                for_each_key(v, {"research", "planning"}, [&](std::string_view k, const Field& x) {
+                    (k == "research" ? policy.research_gate : policy.planning_gate) = read_gate(x);
+                });
+            }
+            if (key == "budget") {
+                for_each_key(v,
+                             {"max_iterations", "max_attempts", "max_cost_usd"},
+                             [&](std::string_view k, const Field& x) {
+                                 if (k == "max_iterations") policy.max_iterations = read_int(x, 1);
+                                 if (k == "max_attempts") policy.max_attempts = read_int(x, 1);
+                                 if (k == "max_cost_usd") policy.max_cost_usd = read_money(x);
+                             });
+            }
+            if (key == "daemon") {
+                for_each_key(v,
+                             {"max_parallel", "poll", "debounce", "grace"},
+                             [&](std::string_view k, const Field& x) {
+                                 DaemonConfig& d = config.daemon;
+                                 if (k == "max_parallel") d.max_parallel = read_int(x, 1);
+                                 if (k == "poll") d.poll = read_duration(x, false);
+                                 if (k == "debounce") d.debounce = read_duration(x, true);
+                                 if (k == "grace") d.grace = read_duration(x, true);
+                             });
+            }
+            if (key == "agents") read_agents(v, config);
+        });
+}
+
+}  // namespace
+
+std::vector<std::string> default_agent_command() {
+    return {"claude", "-p", "--output-format", "stream-json", "--verbose"};
+}
+
+AgentConfig default_agent_config(Status phase) {
+    AgentConfig agent;
+    agent.command = default_agent_command();
+    switch (phase) {
+        case Status::implementing:
+            agent.max_steps = 30;
+            agent.worktree = true;
+            break;
+        case Status::review:
+            agent.max_steps = 10;
+            break;
+        default:
+            agent.max_steps = 15;
+            break;
+    }
+    return agent;
+}
+
+const AgentConfig* BoardConfig::agent(Status phase) const {
+    switch (phase) {
+        case Status::research:
+            return &research;
+        case Status::planning:
+            return &planning;
+        case Status::implementing:
+            return &implementing;
+        case Status::review:
+            return &review;
+        default:
+            return nullptr;
+    }
+}
+
+ConfigResult parse_board_config(std::string_view yaml_text) {
+    try {
+        const std::vector<YAML::Node> documents = YAML::LoadAll(std::string{yaml_text});
+        BoardConfig config;
+        if (documents.empty()) return config;
+        if (documents.size() > 1) {
+            fail(documents[1].Mark(), "(document)", "expected one YAML document, got several");
+        }
+        const YAML::Node& root = documents.front();
+        if (!root.IsNull() && !root.IsMap()) {
+            fail(root.Mark(),
+                 "(top level)",
+                 fmt::format("expected a mapping of keys like prefix, auto, wip, got {}",
+                             describe(root)));
+        }
+        read_top(Field{"", root, root.Mark()}, config);
+        return config;
+    } catch (const ConfigFailure& failure) {
+        return failure.error;
+    } catch (const YAML::Exception& e) {
+        const int line = e.mark.is_null() ? 0 : e.mark.line + 1;
+        const int column = e.mark.is_null() ? 0 : e.mark.column + 1;
+        return ConfigError{line, column, fmt::format("line {}: invalid YAML: {}", line, e.msg)};
+    } catch (const std::exception& e) {
+        return ConfigError{0, 0, fmt::format("cannot read board.yaml: {}", e.what())};
+    }
+}
+
+ConfigResult load_board_config(const std::filesystem::path& file) {
+    try {
+        std::ifstream in{file, std::ios::binary};
+        if (!in) return ConfigError{0, 0, fmt::format("cannot open {}", file.string())};
+        std::ostringstream text;
+        text << in.rdbuf();
+        if (in.bad()) return ConfigError{0, 0, fmt::format("cannot read {}", file.string())};
+        return parse_board_config(text.str());
+    } catch (const std::exception& e) {
+        return ConfigError{0, 0, fmt::format("cannot read {}: {}", file.string(), e.what())};
+    }
+}
+
+bool is_valid_prefix(std::string_view prefix) {
+    if (prefix.empty() || prefix.size() > 16) return false;
+    if (prefix.front() < 'A' || prefix.front() > 'Z') return false;
+    return std::all_of(prefix.begin(), prefix.end(), [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    });
+}
+
+std::optional<milliseconds> parse_duration(std::string_view text) {
+    std::size_t digits = 0;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+    if (digits == 0) return std::nullopt;
+    const std::string_view unit = text.substr(digits);
+    std::int64_t scale = 0;
+    if (unit == "ms") scale = 1;
+    if (unit == "s") scale = 1'000;
+    if (unit == "m") scale = 60'000;
+    if (unit == "h") scale = 3'600'000;
+    if (scale == 0) return std::nullopt;
+    std::int64_t count = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + digits, count);
+    if (ec != std::errc{} || ptr != text.data() + digits) return std::nullopt;
+    if (count > INT64_MAX / scale) return std::nullopt;
+    return milliseconds{count * scale};
+}
+
+std::string format_duration(milliseconds d) {
+    const std::int64_t ms = d.count();
+    if (ms != 0 && ms % 3'600'000 == 0) return fmt::format("{}h", ms / 3'600'000);
+    if (ms != 0 && ms % 60'000 == 0) return fmt::format("{}m", ms / 60'000);
+    if (ms != 0 && ms % 1'000 == 0) return fmt::format("{}s", ms / 1'000);
+    return fmt::format("{}ms", ms);
+}
+
+std::string default_board_yaml(std::string_view prefix) {
+    // Kept in step with BoardConfig's defaults by the round-trip test in board_config_test.
+    return fmt::format(R"(# board.yaml: how this board runs (spec: storage.md, agents.md).
+# Every key is optional; the values below are the defaults. An unknown key is an error,
+# so a typo cannot silently change what the agents do. Durations: 500ms, 10s, 5m, 1h.
+
+# Ticket ids are PREFIX-N: an uppercase letter, then up to 15 uppercase letters or digits.
+prefix: {}
+
+# Which columns the agents take work from on their own. research: backlog tickets start
+# research without a human; planning: ready tickets start planning without a human.
+auto:
+  research: true
+  planning: false
+
+# The most tickets each agent column holds at once (0 = unlimited).
+wip:
+  research: 3
+  planning: 2
+  implementing: 2
+
+# What happens when a phase completes: none (advance at once), checkpoint or approval
+# (wait for a human: approve advances, reject re-runs the phase with the feedback).
+gates:
+  research: none
+  planning: approval
+
+# Limits per ticket and phase before a human is asked to step in (awaiting escalation).
+budget:
+  max_iterations: 10  # runs of one phase that end without a signal
+  max_attempts: 3     # failed runs (crash, non-zero exit, timeout) of one phase
+  max_cost_usd: 10.0  # total agent cost of the ticket; 0 = unlimited
+
+# board-daemon: how many agents at once, and how it watches the board.
+daemon:
+  max_parallel: 2  # agent runs in flight across the board
+  poll: 10s        # watch mode: how often the board is rescanned
+  debounce: 2s     # wait before taking a ticket that just became available
+  grace: 30s       # on SIGINT/SIGTERM: time running agents get before they are killed
+
+# The agents. A command is an argv list (never a shell string); the prompt arrives on
+# standard input, its path in BOARD_PROMPT_FILE. A phase without its own command or
+# timeout uses the default's.
+agents:
+  default:
+    # Claude Code, printing stream-json (which carries the run's cost and session id).
+    command: [claude, -p, --output-format, stream-json, --verbose]
+    # Codex instead:
+    # command: [codex, exec, --full-auto]
+    timeout: 30m  # the run is terminated, then killed, after this long
+  research:
+    max_steps: 15
+    worktree: false
+    enabled: true
+    resume: false  # true: continue the agent's last session of this ticket
+    # command: [codex, exec, --full-auto]  # this phase only, instead of the default's
+    # timeout: 1h
+  planning:
+    max_steps: 15
+    worktree: false
+    enabled: true
+    resume: false
+  implementing:
+    max_steps: 30
+    worktree: true  # run in git worktree board/<ID> on branch board/<ID>
+    enabled: true
+    resume: false
+  review:
+    max_steps: 10
+    worktree: false
+    enabled: true  # false: implementing goes straight to the human review
+    resume: false
+)",
+                       prefix);
+}
+
+}  // namespace board
