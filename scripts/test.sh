@@ -25,4 +25,12 @@ for bench in build/release/bench/board_*_bench; do
   echo "ok  $(basename "$bench")"
 done
 
+step "fuzz the log line decoder (libFuzzer, 60 s)"
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz --target board_decode_line_fuzz
+corpus=$(mktemp -d)
+trap 'rm -rf "$corpus"' EXIT
+cp tests/fuzz/corpus/* "$corpus"/
+build/fuzz/tests/fuzz/board_decode_line_fuzz "$corpus" -max_total_time=60 -print_final_stats=1 2>&1 | tail -n 3
+
 step "all tests passed"
