@@ -3,6 +3,7 @@
 
 #include "cli/history.hpp"
 
+#include <board/board_dir.hpp>
 #include <board/codec.hpp>
 #include <board/reduce.hpp>
 
@@ -30,11 +31,9 @@ std::optional<fs::path> find_board(const Options& options) {
     if (!options.board_dir.empty()) return fs::path{options.board_dir};
     if (const char* env = std::getenv("BOARD_DIR"); env && *env) return fs::path{env};
     std::error_code ec;
-    for (fs::path dir = fs::current_path(ec); !ec && !dir.empty(); dir = dir.parent_path()) {
-        if (fs::exists(dir / "board.yaml", ec)) return dir;
-        if (dir == dir.root_path()) break;
-    }
-    return std::nullopt;
+    const fs::path here = fs::current_path(ec);
+    if (ec) return std::nullopt;
+    return board::find_board(here);
 }
 
 int fail(ExitCode code, std::string_view command, std::string_view message) {
