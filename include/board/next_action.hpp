@@ -42,6 +42,8 @@ struct Policy {
 struct BoardFacts {
     /// How many tickets each column holds now.
     std::array<int, all_statuses.size()> in_status{};
+    /// How many agent runs are in flight in each column now.
+    std::array<int, all_statuses.size()> runs_in_status{};
     /// Every ticket in `blocked_by` is done.
     bool blockers_done = true;
 };
@@ -53,7 +55,9 @@ enum class IdleReason : std::uint8_t {
     run_in_flight,  ///< wait for its run to finish
     blocked,        ///< a `blocked_by` ticket is not done
     auto_off,       ///< backlog/ready and the auto flag is off: a human starts it
-    wip_limit,      ///< the column it would enter is full
+    wip_limit,      ///< the column it would enter is full, or its agents are all busy
+    /// Reserved: the budget is enforced when a run finishes (it escalates), so that a human
+    /// who approves the escalation grants the agent another run instead of a silent stall.
     budget_exhausted,
 };
 std::string_view to_string(IdleReason);

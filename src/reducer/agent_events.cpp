@@ -159,6 +159,9 @@ Outcome apply(Ticket& t, const Event& e, const RunFinished& r) {
         return reject(RejectReason::unknown_run,
                       {"run-finished: ", r.run, " is not the run in flight on ", t.id});
     }
+    if (!(r.cost_usd >= 0.0)) {
+        return reject(RejectReason::invalid_field, {"run-finished: cost_usd must be 0 or more"});
+    }
     const Run run = *t.run;
     t.run.reset();
     t.cost_usd += r.cost_usd;
@@ -168,8 +171,12 @@ Outcome apply(Ticket& t, const Event& e, const RunFinished& r) {
         ops::add_note(t, Actor{ActorKind::agent, std::string{phase}}, r.context, e.at);
 
     // A human moved the ticket or took it over while the agent ran: the agent's words are
-    // kept as a note, but its outcome no longer applies to where the ticket is.
-    if (t.status != run.phase || t.awaiting) {
+    // kept as a note, but its outcome no longer applies to where the ticket is. A ticket that
+    // left the phase and came back (move and start, cancel and reopen) re-entered it after
+    // the run started.
+    const bool moved_on =
+        t.status != run.phase || t.awaiting || t.phase_started_at > run.started_at;
+    if (moved_on) {
         ops::add_system_note(t,
                              cat({phase,
                                   " run ",
@@ -187,13 +194,16 @@ Outcome apply(Ticket& t, const Event& e, const RunFinished& r) {
         apply_signal(t, r, run.policy, e.at);
     }
     const double budget = run.policy.max_cost_usd;
-    if (budget > 0 && t.cost_usd >= budget && t.status != Status::done && !t.awaiting) {
-        ops::escalate(t,
-                      cat({"budget exhausted: $",
-                           std::to_string(t.cost_usd),
-                           " spent of $",
-                           std::to_string(budget)}),
-                      e.at);
+    if (budget > 0 && t.cost_usd >= budget && t.status != Status::done) {
+        const std::string why = cat({"budget exhausted: ",
+                                     ops::format_usd(t.cost_usd),
+                                     " spent of ",
+                                     ops::format_usd(budget)});
+        if (t.awaiting) {
+            ops::add_system_note(t, why, e.at);  // a human is awaited already
+        } else {
+            ops::escalate(t, why, e.at);
+        }
     }
     return std::nullopt;
 }

@@ -106,6 +106,10 @@ Outcome apply(Ticket& t, const Event& e, const VerdictGiven& v) {
                        pending == t.questions.end() ? "?" : pending->id,
                        ": use `board answer`"});
     }
+    if (approving && *t.awaiting == Awaiting::input && v.note.empty()) {
+        return reject(RejectReason::feedback_required,
+                      {"approving ", t.id, "'s request for input needs the answer as the note"});
+    }
     if (!approving && v.note.empty()) {
         return reject(RejectReason::feedback_required,
                       {"rejecting ", t.id, " needs feedback: an agent cannot act on a bare no"});
@@ -117,6 +121,15 @@ Outcome apply(Ticket& t, const Event& e, const VerdictGiven& v) {
     const auto effect = approving && t.handoff == Handoff::gate ? rules::VerdictEffect::advance
                         : approving                             ? rule.approved
                                                                 : rule.rejected;
+    // §2: no agent signal clears `requires`. Approving what an agent asked for in review
+    // leads to the declared final gate, not past it.
+    const bool skips_required_gate = effect == rules::VerdictEffect::advance &&
+                                     t.status == Status::review && t.requires_ &&
+                                     t.handoff != Handoff::gate && *t.awaiting != *t.requires_;
+    if (skips_required_gate) {
+        ops::await_human(t, *t.requires_, Handoff::gate);
+        return std::nullopt;
+    }
     apply_verdict_effect(t, effect, e.at);
     return std::nullopt;
 }
@@ -206,6 +219,7 @@ Outcome apply(Ticket& t, const Event& e, const Moved& m) {
     ops::add_note(t, e.by, cat({"moved back to ", to_string(m.to), ": ", m.reason}), e.at);
     ops::release_to_agent(t);
     ops::reject_artifact(t, t.status, e.at);
+    ops::reject_artifact(t, m.to, e.at);  // the phase is redone: its old artifact no longer counts
     ops::enter(t, m.to, e.at);
     return std::nullopt;
 }

@@ -51,16 +51,16 @@ Action next_action(const Ticket& ticket, const Policy& policy, const BoardFacts&
     if (ticket.awaiting) return AwaitHuman{*ticket.awaiting};
     if (ticket.run) return Idle{IdleReason::run_in_flight};
     if (!facts.blockers_done) return Idle{IdleReason::blocked};
-    if (policy.max_cost_usd > 0 && ticket.cost_usd >= policy.max_cost_usd)
-        return Idle{IdleReason::budget_exhausted};
 
     const auto phase = phase_to_run(ticket.status, policy);
     if (!phase) return Idle{IdleReason::auto_off};
-    // A ticket already in its column is counted there; only entering a column takes a slot.
+    // Entering a column needs room in it. A ticket already in its column (a gate can move
+    // several in at once) needs a run slot there: at most `wip` agents work a column.
     const int limit = policy.wip_limit(*phase);
-    if (*phase != ticket.status && limit > 0 &&
-        facts.in_status[static_cast<std::size_t>(*phase)] >= limit)
-        return Idle{IdleReason::wip_limit};
+    const auto column = static_cast<std::size_t>(*phase);
+    const int used =
+        *phase != ticket.status ? facts.in_status[column] : facts.runs_in_status[column];
+    if (limit > 0 && used >= limit) return Idle{IdleReason::wip_limit};
 
     const bool same_phase = *phase == ticket.status;
     return StartRun{*phase,

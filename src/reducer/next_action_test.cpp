@@ -24,8 +24,6 @@ TEST_CASE("next_action says why a ticket is not runnable", "[next]") {
     epic.type = TicketType::epic;
     Ticket running = ticket_in(Status::research);
     running.run = Run{"r1", Status::research, t0, {}};
-    Ticket spent = ticket_in(Status::planning);
-    spent.cost_usd = 10.0;
     Policy no_auto;
     no_auto.auto_research = false;
     BoardFacts blocked;
@@ -45,7 +43,6 @@ TEST_CASE("next_action says why a ticket is not runnable", "[next]") {
         {"auto research off", ticket_in(Status::backlog), no_auto, {}, Idle{IdleReason::auto_off}},
         {"auto planning off", ticket_in(Status::ready), {}, {}, Idle{IdleReason::auto_off}},
         {"wip", ticket_in(Status::backlog), {}, research_full, Idle{IdleReason::wip_limit}},
-        {"budget", spent, {}, {}, Idle{IdleReason::budget_exhausted}},
     }));
     CAPTURE(row.what);
     CHECK(next_action(row.ticket, row.policy, row.facts) == row.expected);
@@ -146,4 +143,14 @@ TEST_CASE("ids order by number, not text", "[next][order]") {
     CHECK(id_less("PROJ-2", "PROJ-10"));
     CHECK_FALSE(id_less("PROJ-10", "PROJ-2"));
     CHECK(id_less("ABC-99", "PROJ-1"));
+}
+
+TEST_CASE("WIP limits also cap the agents working a column a gate filled", "[next]") {
+    BoardFacts facts;
+    facts.in_status[static_cast<std::size_t>(Status::implementing)] = 3;  // over the limit of 2
+    facts.runs_in_status[static_cast<std::size_t>(Status::implementing)] = 1;
+    const Ticket t = ticket_in(Status::implementing);
+    CHECK(std::holds_alternative<StartRun>(next_action(t, Policy{}, facts)));
+    facts.runs_in_status[static_cast<std::size_t>(Status::implementing)] = 2;
+    CHECK(next_action(t, Policy{}, facts) == Action{Idle{IdleReason::wip_limit}});
 }

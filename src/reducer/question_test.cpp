@@ -2,6 +2,7 @@
 
 #include "reducer/testing.hpp"
 
+#include <board/next_action.hpp>
 #include <board/reduce.hpp>
 
 #include <catch2/catch.hpp>
@@ -189,4 +190,42 @@ TEST_CASE("the ticket waits until every blocking question is answered", "[reduce
     log.must(second, agent(Status::implementing));
     CHECK(log.must(QuestionAnswered{"q1", "sqlite", ""}).awaiting == Awaiting::input);
     CHECK_FALSE(log.must(QuestionAnswered{"q2", "retry", ""}).awaiting);
+}
+
+TEST_CASE("a pending blocking question holds the ticket through a passed gate",
+          "[reducer][question]") {
+    Log log{ticket_in(Status::planning, Awaiting::approval, Handoff::gate)};
+    log.must(ask(QuestionKind::blocking), agent(Status::planning));  // asked after the gate opened
+    const Ticket& t = log.must(VerdictGiven{Verdict::approved, "plan approved"});
+    CHECK(t.status == Status::implementing);
+    CHECK(t.awaiting == Awaiting::input);
+    CHECK(t.handoff == Handoff::question);
+    CHECK(std::holds_alternative<AwaitHuman>(next_action(t, Policy{})));
+    CHECK_FALSE(log.must(QuestionAnswered{"q1", "sqlite", ""}).awaiting);
+}
+
+TEST_CASE("only the board times a question out, and not over a running agent",
+          "[reducer][question][provenance]") {
+    Log log{ticket_in(Status::research)};
+    log.must(ask(QuestionKind::non_blocking, ResponseType::text, std::nullopt, 10), agent());
+    log.advance_clock(11 * minute);
+    log.refused(QuestionTimedOut{"q1"}, human(), RejectReason::not_human);
+
+    Ticket running = ticket_in(Status::research);
+    Question q;
+    q.id = "q1";
+    q.question = "Which backend?";
+    q.timeout_at = t0;
+    running.questions.push_back(q);
+    running.run = Run{"r9", Status::research, t0, {}};
+    Log busy{running};
+    const Ticket& t = busy.must(QuestionTimedOut{"q1"}, system_actor());
+    CHECK_FALSE(t.awaiting);  // a note, not an escalation over the agent's work
+    CHECK(t.questions[0].status == QuestionStatus::timed_out);
+}
+
+TEST_CASE("approving a request for input needs the answer", "[reducer][verdict]") {
+    Log log{ticket_in(Status::research, Awaiting::input)};
+    log.refused(VerdictGiven{Verdict::approved, ""}, human(), RejectReason::feedback_required);
+    CHECK_FALSE(log.must(VerdictGiven{Verdict::approved, "Yes, keep it documented"}).awaiting);
 }

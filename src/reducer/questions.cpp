@@ -164,7 +164,7 @@ Outcome apply(Ticket& t, const Event& e, const QuestionAnswered& a) {
 }
 
 Outcome apply(Ticket& t, const Event& e, const QuestionTimedOut& qt) {
-    if (e.by.kind == ActorKind::agent) {
+    if (e.by.kind != ActorKind::system) {
         return reject(
             RejectReason::not_human,
             {"question-timed-out: only the board times questions out, not ", to_string(e.by)});
@@ -196,7 +196,9 @@ Outcome apply(Ticket& t, const Event& e, const QuestionTimedOut& qt) {
     q->status = QuestionStatus::timed_out;
     const bool holds_ticket = q->kind != QuestionKind::non_blocking;
     const std::string why = cat({"question ", q->id, " timed out with no answer: ", q->question});
-    if (holds_ticket && (!t.awaiting || t.handoff == Handoff::question)) {
+    // Escalate only when the question is what the ticket waits for: not over another human
+    // handoff, and not over an agent that is running meanwhile.
+    if (holds_ticket && (t.handoff == Handoff::question || (!t.awaiting && !t.run))) {
         ops::escalate(t, why, e.at);
     } else {
         ops::add_system_note(t, why, e.at);

@@ -2,6 +2,7 @@
 
 #include "reducer/testing.hpp"
 
+#include <board/next_action.hpp>
 #include <board/reduce.hpp>
 
 #include <catch2/catch.hpp>
@@ -459,4 +460,65 @@ TEST_CASE("rejections name the ticket and a machine-readable reason", "[reducer]
     const auto why =
         log.refused(VerdictGiven{Verdict::approved, ""}, human(), RejectReason::not_awaiting);
     CHECK(why.message == "PROJ-1 is not awaiting a human (status implementing)");
+}
+
+TEST_CASE("a run is stale once the ticket left its phase, even if it came back", "[reducer][run]") {
+    struct StaleRow {
+        const char* what;
+        std::vector<Payload> meanwhile;
+    };
+
+    const StaleRow row = GENERATE_COPY(values<StaleRow>({
+        {"move and start", {Moved{Status::backlog, "rethink"}, Started{}}},
+        {"cancel, reopen, start", {Cancelled{"dup"}, Reopened{"not a dup"}, Started{}}},
+    }));
+    CAPTURE(row.what);
+    Log log{ticket_in(Status::backlog)};
+    log.must(RunStarted{"r1", Status::research, 1, 1, {}}, system_actor());
+    for (const auto& p : row.meanwhile) log.must(p);
+    REQUIRE(log.ticket().status == Status::research);
+    RunFinished late = signalled(Signal::escalate, "too late");
+    late.run = "r1";
+    const Ticket& t = log.must(late, system_actor());
+    CHECK_FALSE(t.awaiting);
+    CHECK_FALSE(t.run);
+    CHECK(has_note_containing(t, "its outcome is not applied"));
+}
+
+TEST_CASE("a spent budget never leaves a ticket stuck where nobody sees it", "[reducer][budget]") {
+    RunPolicy policy;
+    policy.max_cost_usd = 1.0;
+    policy.gate = Gate::approval;
+    Log log{ticket_in(Status::planning)};
+    RunFinished costly = signalled(Signal::complete);
+    costly.cost_usd = 2.0;
+    const Ticket& gated =
+        log.run(Status::planning, costly, policy, complete_artifact(Status::planning));
+    CHECK(gated.awaiting == Awaiting::approval);  // the gate is the human's turn already
+    CHECK(has_note_containing(gated, "budget exhausted: $2.00 spent of $1.00"));
+    const Ticket& t = log.must(VerdictGiven{Verdict::approved, ""});
+    CHECK(t.status == Status::implementing);
+    // The human passed the gate: the agent may run; its next finish escalates again.
+    CHECK(std::holds_alternative<StartRun>(next_action(t, Policy{})));
+    const Ticket& after = log.run(Status::implementing, signalled(std::nullopt), policy);
+    CHECK(after.awaiting == Awaiting::escalation);
+}
+
+TEST_CASE("a negative cost is refused", "[reducer][budget]") {
+    Log log{ticket_in(Status::research)};
+    log.must(RunStarted{"r1", Status::research, 1, 1, {}}, system_actor());
+    RunFinished refund = signalled(std::nullopt);
+    refund.run = "r1";
+    refund.cost_usd = -5.0;
+    log.refused(refund, system_actor(), RejectReason::invalid_field);
+}
+
+TEST_CASE("moving back rejects the artifact of the phase that is redone", "[reducer][human]") {
+    Log log{ticket_in(Status::research)};
+    log.must(complete_artifact(Status::research), human());  // research complete → ready
+    log.must(Started{});                                     // → planning
+    const Ticket& t = log.must(Moved{Status::research, "the research missed the proxy"});
+    CHECK(t.artifact(ArtifactKind::research)->status == ArtifactStatus::rejected);
+    // So a bare COMPLETE cannot pass research again without a new artifact.
+    CHECK(log.run(Status::research, signalled(Signal::complete)).status == Status::research);
 }

@@ -3,8 +3,19 @@
 #include "reducer/rules.hpp"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 
 namespace board::ops {
+
+std::string format_usd(double amount) {
+    // to_chars, not to_string: the text must not depend on the process's locale.
+    std::array<char, 64> buffer{};
+    const auto [end, ec] = std::to_chars(
+        buffer.data(), buffer.data() + buffer.size(), amount, std::chars_format::fixed, 2);
+    if (ec != std::errc{}) return "?";
+    return "$" + std::string(buffer.data(), end);
+}
 
 std::string cat(std::initializer_list<std::string_view> parts) {
     std::size_t size = 0;
@@ -42,6 +53,18 @@ void await_human(Ticket& t, Awaiting awaiting, Handoff handoff) {
 }
 
 void release_to_agent(Ticket& t) {
+    // §6: a blocking question holds the ticket until it is answered, whatever else a human
+    // decides meanwhile (a gate passed, a ticket released).
+    const auto holding =
+        std::find_if(t.questions.begin(), t.questions.end(), [](const Question& q) {
+            return q.status == QuestionStatus::pending && q.kind != QuestionKind::non_blocking;
+        });
+    if (holding != t.questions.end()) {
+        await_human(t,
+                    holding->kind == QuestionKind::approval ? Awaiting::approval : Awaiting::input,
+                    Handoff::question);
+        return;
+    }
     t.awaiting.reset();
     t.handoff = Handoff::signal;
 }
@@ -54,10 +77,10 @@ void escalate(Ticket& t, std::string why, UnixMillis at) {
 void close(Ticket& t, Resolution resolution, UnixMillis at) {
     enter(t, Status::done, at);
     t.resolution = resolution;
-    release_to_agent(t);
     for (auto& q : t.questions) {
         if (q.status == QuestionStatus::pending) q.status = QuestionStatus::cancelled;
     }
+    release_to_agent(t);
 }
 
 Awaiting review_gate(const Ticket& t) {

@@ -15,6 +15,9 @@ namespace board::ops {
 /// Concatenates pieces into one message (the reducer does not depend on fmt).
 std::string cat(std::initializer_list<std::string_view> parts);
 
+/// `$1.25`, the same on every machine and locale.
+std::string format_usd(double amount);
+
 Rejection reject(RejectReason reason, std::initializer_list<std::string_view> parts);
 
 void add_note(Ticket& t, const Actor& by, std::string text, UnixMillis at);
@@ -24,6 +27,7 @@ void add_system_note(Ticket& t, std::string text, UnixMillis at);
 void enter(Ticket& t, Status status, UnixMillis at);
 
 void await_human(Ticket& t, Awaiting awaiting, Handoff handoff);
+/// Back to the agent, unless a pending blocking question still holds the ticket (§6).
 void release_to_agent(Ticket& t);
 
 /// Hands the ticket to a human for an escalation the board itself raised, with a note.
