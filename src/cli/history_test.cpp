@@ -3,6 +3,8 @@
 
 #include "cli/history.hpp"
 
+#include "cli/verify.hpp"
+
 #include <board/reduce.hpp>
 
 #include <catch2/catch.hpp>
@@ -108,4 +110,32 @@ TEST_CASE("replay --diff names each field an event changed", "[cli][replay]") {
     CHECK(mentions("notes:"));
     CHECK_FALSE(mentions("title:"));
     CHECK(cli::describe_state(after) == "planning, agent's turn, attempts 1");
+}
+
+TEST_CASE("verify: faults for logs that do not replay, warnings for edited artifacts",
+          "[cli][verify]") {
+    const std::string created =
+        R"({"v":1,"seq":1,"id":"e1","at":"2026-11-20T09:00:00.000Z","by":"human:ana","type":"created","ticket":"PROJ-1","title":"t"})"
+        "\n";
+    const std::string artifact =
+        R"({"v":1,"seq":2,"id":"e2","at":"2026-11-20T09:00:01.000Z","by":"human:ana","type":"artifact-recorded","kind":"research","path":"research.md","status":"in-progress","sha256":"0000000000000000000000000000000000000000000000000000000000000000"})"
+        "\n";
+    const std::string agent_verdict =
+        R"({"v":1,"seq":2,"id":"e2","at":"2026-11-20T09:00:01.000Z","by":"agent:review","type":"cancelled"})"
+        "\n";
+    {
+        ScratchBoard edited{"PROJ-1", created + artifact};
+        std::ofstream{edited.root / "tickets" / "PROJ-1" / "research.md"} << "edited by hand\n";
+        const auto report = cli::verify_ticket(edited.root, "PROJ-1");
+        CHECK(report.faults.empty());
+        REQUIRE(report.warnings.size() == 1);
+        CHECK_THAT(report.warnings[0], Catch::Contains("research.md was edited"));
+    }
+    {
+        ScratchBoard refused{"PROJ-1", created + agent_verdict};
+        const auto report = cli::verify_ticket(refused.root, "PROJ-1");
+        REQUIRE(report.faults.size() == 1);
+        CHECK_THAT(report.faults[0],
+                   Catch::Contains("seq 2 does not replay") && Catch::Contains("only a human"));
+    }
 }

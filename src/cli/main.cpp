@@ -1,7 +1,9 @@
 // `board`: the command line for people and scripts (spec/cli.md). This first cut reads the
-// board: `log` and `replay`. Exit codes: 0 done, 1 refused or unknown id, 2 usage, 3 storage.
+// board: `show`, `log`, `replay`, `verify`. Exit codes: 0 done, 1 refused or unknown id, 2 usage, 3
+// storage.
 
 #include "cli/history.hpp"
+#include "cli/verify.hpp"
 
 #include <board/board_dir.hpp>
 #include <board/codec.hpp>
@@ -9,6 +11,7 @@
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -116,6 +119,103 @@ int run_replay(const Options& options, const std::string& id, std::int64_t until
     return 0;
 }
 
+int run_show(const Options& options, const std::string& id) {
+    int exit_code = 0;
+    const auto history = load(options, id, "show", exit_code);
+    if (!history) return exit_code;
+    const board::Folded folded = board::fold(history->events);
+    if (folded.failure) {
+        return fail(ExitCode::storage,
+                    "show",
+                    fmt::format("{}: the log does not replay at seq {}: {}",
+                                id,
+                                history->events[folded.failure->first].seq,
+                                folded.failure->second.message));
+    }
+    const board::Ticket& t = folded.ticket;
+    if (options.json) {
+        std::cout << board::encode_ticket(t) << '\n';
+        return 0;
+    }
+    std::cout << fmt::format("{}  {}\n", t.id, t.title);
+    std::cout << fmt::format("  {}\n", board::cli::describe_state(t));
+    std::cout << fmt::format("  {} · priority {}", board::to_string(t.type), t.priority);
+    if (!t.labels.empty()) std::cout << fmt::format(" · labels {}", fmt::join(t.labels, ","));
+    if (!t.parent.empty()) std::cout << fmt::format(" · parent {}", t.parent);
+    if (!t.blocked_by.empty())
+        std::cout << fmt::format(" · blocked by {}", fmt::join(t.blocked_by, ","));
+    if (t.requires_) std::cout << fmt::format(" · requires {}", board::to_string(*t.requires_));
+    std::cout << fmt::format(" · {} runs, ${:.2f}\n", t.runs_total, t.cost_usd);
+    if (!t.description.empty()) std::cout << '\n' << t.description << '\n';
+    bool any_artifact = false;
+    for (const auto kind : board::all_artifact_kinds) {
+        if (const auto& a = t.artifact(kind)) {
+            if (!any_artifact) std::cout << "\nArtifacts\n";
+            any_artifact = true;
+            std::cout << fmt::format(
+                "  {:<22} {:<12} {}\n", a->path, board::to_string(a->status), a->summary);
+        }
+    }
+    if (!t.questions.empty()) std::cout << "\nQuestions\n";
+    for (const auto& q : t.questions) {
+        std::cout << fmt::format("  {}.{} [{}] {}{}\n",
+                                 t.id,
+                                 q.id,
+                                 board::to_string(q.status),
+                                 q.question,
+                                 q.answer.empty() ? "" : " → " + q.answer);
+    }
+    if (!t.notes.empty()) std::cout << "\nNotes\n";
+    const std::size_t shown_notes = std::min<std::size_t>(t.notes.size(), 10);
+    for (auto it = t.notes.end() - static_cast<std::ptrdiff_t>(shown_notes); it != t.notes.end();
+         ++it) {
+        const std::string who = it->author.empty()
+                                    ? std::string{board::to_string(it->from)}
+                                    : fmt::format("{}:{}", board::to_string(it->from), it->author);
+        std::cout << fmt::format("  {} {}: {}\n", board::format_timestamp(it->at), who, it->text);
+    }
+    std::cout << "\nRecent events\n";
+    const std::size_t shown_events = std::min<std::size_t>(history->events.size(), 5);
+    for (auto it = history->events.end() - static_cast<std::ptrdiff_t>(shown_events);
+         it != history->events.end();
+         ++it)
+        std::cout << board::cli::describe(*it) << '\n';
+    return 0;
+}
+
+int run_verify(const Options& options, const std::vector<std::string>& requested) {
+    const auto board_dir = find_board(options);
+    if (!board_dir)
+        return fail(ExitCode::usage,
+                    "verify",
+                    "no board here (no board.yaml above this folder); use --board DIR");
+    std::vector<board::cli::VerifyReport> reports;
+    const auto ids =
+        requested.empty() ? board::cli::list_ticket_ids(*board_dir, reports) : requested;
+    for (const auto& id : ids) reports.push_back(board::cli::verify_ticket(*board_dir, id));
+    bool all_hold = true;
+    boost::json::array out;
+    for (const auto& r : reports) {
+        all_hold = all_hold && r.faults.empty();
+        if (options.json) {
+            out.push_back(boost::json::object{{"ticket", r.ticket},
+                                              {"ok", r.faults.empty()},
+                                              {"faults", boost::json::value_from(r.faults)},
+                                              {"warnings", boost::json::value_from(r.warnings)}});
+            continue;
+        }
+        std::cout << fmt::format("{:<8} {}\n", r.faults.empty() ? "ok" : "FAULT", r.ticket);
+        for (const auto& f : r.faults) std::cout << "  fault: " << f << '\n';
+        for (const auto& w : r.warnings) std::cout << "  warning: " << w << '\n';
+    }
+    if (options.json) std::cout << boost::json::serialize(out) << '\n';
+    if (!options.json) {
+        std::cout << fmt::format(
+            "{} ticket(s) checked, {}\n", reports.size(), all_hold ? "all hold" : "faults found");
+    }
+    return all_hold ? 0 : static_cast<int>(ExitCode::storage);
+}
+
 int run(int argc, char** argv) {
     CLI::App app{"board: a kanban board that AI agents and humans share"};
     app.require_subcommand(1);
@@ -138,7 +238,17 @@ int run(int argc, char** argv) {
     replay->add_option("--until", until, "stop after this seq")->check(CLI::PositiveNumber);
     replay->add_flag("--diff", diff, "show what each event changed instead of the state");
     replay->footer("Examples:\n  board replay PROJ-12\n  board replay PROJ-12 --until 7 --diff");
-    for (auto* sub : {log, replay}) {
+    auto* show =
+        app.add_subcommand("show", "a ticket: fields, artifacts, questions, notes, recent events");
+    show->add_option("ID", id, "ticket id, e.g. PROJ-12")->required();
+    show->footer("Examples:\n  board show PROJ-12\n  board show PROJ-12 --json | jq .awaiting");
+    std::vector<std::string> verify_ids;
+    auto* verify = app.add_subcommand("verify",
+                                      "check every log parses and replays, snapshots match, "
+                                      "artifacts unchanged; exit 0 only if all hold");
+    verify->add_option("ID", verify_ids, "ticket ids (default: every ticket)");
+    verify->footer("Examples:\n  board verify\n  board verify PROJ-3 PROJ-4 --json");
+    for (auto* sub : {log, replay, show, verify}) {
         sub->add_option("--board", options.board_dir, "the board folder");
         sub->add_flag("--json", options.json, "machine output on stdout");
     }
@@ -150,6 +260,8 @@ int run(int argc, char** argv) {
         return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
     }
     if (log->parsed()) return run_log(options, id);
+    if (show->parsed()) return run_show(options, id);
+    if (verify->parsed()) return run_verify(options, verify_ids);
     return run_replay(options, id, until, diff);
 }
 

@@ -1,0 +1,25 @@
+#pragma once
+// `board verify`: every check the board can make of a ticket without trusting any cache.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace board::cli {
+
+struct VerifyReport {
+    std::string ticket;
+    std::vector<std::string> faults;    ///< real problems: `verify` exits non-zero
+    std::vector<std::string> warnings;  ///< worth knowing: edited artifacts, long logs
+};
+
+/// Checks one ticket: the log parses, seqs are contiguous, it replays with no rejection, the
+/// snapshot (if any) equals the fold, artifacts are unchanged since recorded, sizes are sane.
+VerifyReport verify_ticket(const std::filesystem::path& board, const std::string& id);
+
+/// The ids of every ticket folder on the board, in id order. Folders whose names are not
+/// ticket ids are reported as faults of a pseudo-ticket named after the folder.
+std::vector<std::string> list_ticket_ids(const std::filesystem::path& board,
+                                         std::vector<VerifyReport>& strays);
+
+}  // namespace board::cli
