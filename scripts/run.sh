@@ -16,4 +16,4 @@ for dir in tickets/*/; do
   "$board" replay "$id" --board .
   echo
 done
-echo "Next: \`$board replay PROJ-1 --board . --diff\` shows only what each event changed; \`$board log PROJ-1 --board .\` lists the raw events."
+echo "Next: \`$board show PROJ-3 --board .\` (awaiting your input), \`$board replay PROJ-1 --board . --diff\` (what each event changed), \`$board verify --board .\`."
