@@ -24,5 +24,5 @@ function(board_add_tests name)
   target_link_libraries(${name} PRIVATE ${arg_LIBS} Catch2::Catch2WithMain board::flags)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
   catch_discover_tests(${name} TEST_PREFIX "${name}." WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
-    PROPERTIES ENVIRONMENT "BOARD_SOURCE_DIR=${PROJECT_SOURCE_DIR};BOARD_BINARY_DIR=${PROJECT_BINARY_DIR}")
+    PROPERTIES ENVIRONMENT "BOARD_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 endfunction()

@@ -1,0 +1,603 @@
+#include "event_log/posix_file.hpp"
+
+#include <board/event_log.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <fcntl.h>
+#include <random>
+#include <unistd.h>
+#include <unordered_set>
+#include <utility>
+
+namespace board {
+
+using namespace event_log_detail;
+
+std::string_view to_string(LogError::Kind kind) {
+    switch (kind) {
+        case LogError::Kind::not_found:
+            return "not-found";
+        case LogError::Kind::io:
+            return "io";
+        case LogError::Kind::corrupt:
+            return "corrupt";
+        case LogError::Kind::newer_version:
+            return "newer-version";
+        case LogError::Kind::lock_timeout:
+            return "lock-timeout";
+        case LogError::Kind::invalid_batch:
+            return "invalid-batch";
+    }
+    return "io";
+}
+
+std::string random_event_id() {
+    // Seeded once per process from the OS, and again after a fork: a child that kept its
+    // parent's state would hand out the parent's next ids.
+    struct State {
+        pid_t pid = -1;
+        std::mt19937_64 engine;
+    };
+
+    thread_local State state;
+    if (state.pid != ::getpid()) {
+        std::random_device device;
+        std::seed_seq seed{device(), device(), device(), device(), device(), device(), device()};
+        state.engine.seed(seed);
+        state.pid = ::getpid();
+    }
+    return fmt::format("{:016x}{:016x}", state.engine(), state.engine());
+}
+
+namespace {
+
+constexpr std::size_t chunk_size = 256 * 1024;
+constexpr std::size_t recent_id_count = 1024;  ///< how far back a retried append is recognised
+
+/// Where a scan resumes: the end of the last complete, valid line.
+struct Position {
+    std::uint64_t offset = 0;
+    std::int64_t line = 0;
+    std::int64_t last_seq = 0;
+};
+
+/// A tail that a crash left behind: from `offset` (line `line`) to the end of the file.
+struct Torn {
+    std::uint64_t offset = 0;
+    std::int64_t line = 0;
+    std::string reason;
+};
+
+/// Streams lines through a reusable chunk buffer. A line inside one chunk is decoded where it
+/// lies; only a line that spans chunks is copied (into `carry_`, reused too).
+class Scanner {
+public:
+    explicit Scanner(std::string path)
+        : path_(std::move(path)) {}
+
+    const std::string& path() const { return path_; }
+
+    /// Scans [pos.offset, end) of `fd`, handing each valid event to `sink(Event&&, line)`,
+    /// which may refuse it with an error. Advances `pos` past each accepted line. Returns the
+    /// torn tail if the last line is one.
+    template <class Sink>
+    LogResult<std::optional<Torn>> scan(int fd, std::uint64_t end, Position& pos, Sink&& sink);
+
+private:
+    std::string path_;
+    EventDecoder decoder_;
+    std::string buffer_;
+    std::string carry_;
+};
+
+template <class Sink>
+LogResult<std::optional<Torn>> Scanner::scan(int fd,
+                                             std::uint64_t end,
+                                             Position& pos,
+                                             Sink&& sink) {
+    if (buffer_.size() < chunk_size) buffer_.resize(chunk_size);
+    carry_.clear();
+    std::uint64_t read_at = pos.offset;
+    while (read_at < end) {
+        const auto want =
+            static_cast<std::size_t>(std::min<std::uint64_t>(chunk_size, end - read_at));
+        auto got = pread_full(fd, buffer_.data(), want, read_at, path_);
+        if (auto* e = std::get_if<LogError>(&got)) return std::move(*e);
+        const std::size_t n = std::get<std::size_t>(got);
+        if (n == 0) {
+            // The file shrank under an unlocked reader (a writer recovering a torn tail):
+            // what is left to read is gone, so the rest counts as torn for this pass.
+            end = read_at;
+            break;
+        }
+        const char* const base = buffer_.data();
+        const char* p = base;
+        const char* const stop = base + n;
+        while (p < stop) {
+            const auto* nl =
+                static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(stop - p)));
+            if (!nl) break;
+            std::string_view line;
+            if (carry_.empty()) {
+                line = std::string_view{p, static_cast<std::size_t>(nl - p)};
+            } else {
+                carry_.append(p, nl);
+                line = carry_;
+            }
+            const std::uint64_t line_end = read_at + static_cast<std::uint64_t>(nl - base) + 1;
+            const std::int64_t number = pos.line + 1;
+            auto decoded = decoder_.decode(line);
+            if (!decoded) {
+                const CodecError& error = decoded.error();
+                // Not even well-formed JSON on the very last line: a write cut short by a
+                // crash, not corruption. A well-formed line that fails the schema is real.
+                if (error.field.empty() && line_end == end) {
+                    return std::optional<Torn>{Torn{pos.offset, number, error.message}};
+                }
+                const bool newer =
+                    error.field == "v" && error.message.find("newer") != std::string::npos;
+                return LogError{newer ? LogError::Kind::newer_version : LogError::Kind::corrupt,
+                                fmt::format("{}:{}: {}", path_, number, error.message)};
+            }
+            Event& event = decoded.value();
+            if (event.seq != pos.last_seq + 1) {
+                const std::string why =
+                    event.seq <= pos.last_seq
+                        ? fmt::format("seq {} follows seq {} (a duplicate or out of order)",
+                                      event.seq,
+                                      pos.last_seq)
+                        : fmt::format("seq {} follows seq {} (a gap: {} is missing)",
+                                      event.seq,
+                                      pos.last_seq,
+                                      pos.last_seq + 1);
+                return LogError{LogError::Kind::corrupt,
+                                fmt::format("{}:{}: {}", path_, number, why)};
+            }
+            const std::int64_t seq = event.seq;
+            if (std::optional<LogError> refused = sink(std::move(event), number)) {
+                return std::move(*refused);
+            }
+            pos.offset = line_end;
+            pos.line = number;
+            pos.last_seq = seq;
+            carry_.clear();
+            p = nl + 1;
+        }
+        carry_.append(p, stop);
+        read_at += n;
+    }
+    if (pos.offset < end) {
+        return std::optional<Torn>{Torn{pos.offset, pos.line + 1, "the last line has no newline"}};
+    }
+    return std::optional<Torn>{};
+}
+
+/// Moves [torn.offset, end) of the locked, writable `fd` to the `.torn` file and truncates
+/// the log there. Both files are synced before the log shrinks, so a crash in between leaves
+/// the bytes in both places rather than in neither.
+LogResult<std::uint64_t> recover_torn_tail(int fd,
+                                           const std::string& path,
+                                           const Torn& torn,
+                                           std::uint64_t end,
+                                           std::vector<std::string>& warnings) {
+    std::string bytes(static_cast<std::size_t>(end - torn.offset), '\0');
+    auto got = pread_full(fd, bytes.data(), bytes.size(), torn.offset, path);
+    if (auto* e = std::get_if<LogError>(&got)) return std::move(*e);
+    bytes.resize(std::get<std::size_t>(got));
+    // Keep the .torn file line-separated however many recoveries it collects.
+    if (!bytes.empty() && bytes.back() != '\n') bytes += '\n';
+
+    const std::string torn_path = path + ".torn";
+    Fd out{::open(torn_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)};
+    if (!out) return errno_error(errno, "open", torn_path);
+    if (auto e = write_once(out.get(), bytes, torn_path)) return std::move(*e);
+    if (auto e = sync_data(out.get(), torn_path)) return std::move(*e);
+    if (::ftruncate(fd, static_cast<off_t>(torn.offset)) != 0) {
+        return errno_error(errno, "ftruncate", path);
+    }
+    if (auto e = sync_data(fd, path)) return std::move(*e);
+    const std::uint64_t moved = end - torn.offset;
+    warnings.push_back(fmt::format("{}:{}: recovered a torn tail ({}; {} bytes moved to {})",
+                                   path,
+                                   torn.line,
+                                   torn.reason,
+                                   moved,
+                                   torn_path));
+    return moved;
+}
+
+/// Opens the log for writing, creating it (and syncing the folder) if it does not exist yet.
+LogResult<Fd> open_for_append(const std::filesystem::path& dir, const std::string& path) {
+    Fd fd{::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC)};
+    if (fd) return fd;
+    if (errno != ENOENT) return errno_error(errno, "open", path);
+    fd = Fd{::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644)};
+    if (!fd && errno == EEXIST) {
+        fd = Fd{::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC)};  // lost the race: fine
+        if (fd) return fd;
+    }
+    if (!fd) {
+        const int err = errno;
+        if (err == ENOENT) {
+            return LogError{LogError::Kind::not_found,
+                            fmt::format("{}: no such ticket folder", dir.string())};
+        }
+        return errno_error(err, "create", path);
+    }
+    if (auto e = sync_directory(dir.string())) return std::move(*e);
+    return fd;
+}
+
+UnixMillis system_now() {
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+// -------------------------------------------------------------------------------------------
+// EventLog
+
+struct EventLog::Impl {
+    std::filesystem::path dir;
+    std::filesystem::path log_path;
+    std::string path;
+    LogOptions options;
+    Scanner scanner;
+
+    // The cache: everything read so far, valid while the file keeps its identity and grows.
+    bool cached = false;
+    FileStat identity;
+    Position pos;
+    std::int64_t events = 0;
+    /// Shared with the Committed results handed out (copy-on-write, see owned()), so an
+    /// append never copies a long history unless a caller still holds the previous ticket.
+    std::shared_ptr<Ticket> ticket = std::make_shared<Ticket>();
+    std::deque<std::string> recent_ids;
+    std::string write_buffer;
+
+    Impl(std::filesystem::path ticket_dir, LogOptions opts)
+        : dir(std::move(ticket_dir))
+        , log_path(dir / log_file_name)
+        , path(log_path.string())
+        , options(std::move(opts))
+        , scanner(path) {
+        if (!options.clock) options.clock = system_now;
+        if (!options.new_id) options.new_id = random_event_id;
+    }
+
+    void forget() {
+        cached = false;
+        pos = {};
+        events = 0;
+        ticket = std::make_shared<Ticket>();
+        recent_ids.clear();
+    }
+
+    /// The cached ticket, ready to be moved from: copied first only if a caller shares it.
+    Ticket& owned() {
+        if (ticket.use_count() > 1) ticket = std::make_shared<Ticket>(*ticket);
+        return *ticket;
+    }
+
+    void remember_id(std::string id) {
+        recent_ids.push_back(std::move(id));
+        if (recent_ids.size() > recent_id_count) recent_ids.pop_front();
+    }
+
+    /// Brings the cache up to the end of the file. Returns the torn tail found, if any; the
+    /// caller recovers it (under the lock) or takes the lock and comes back.
+    LogResult<std::optional<Torn>> catch_up(int fd, std::uint64_t& end) {
+        auto st = stat_fd(fd, path);
+        if (auto* e = std::get_if<LogError>(&st)) return std::move(*e);
+        const FileStat now = std::get<FileStat>(st);
+        if (!cached || now.dev != identity.dev || now.ino != identity.ino ||
+            now.size < pos.offset) {
+            forget();
+        }
+        cached = true;
+        identity = now;
+        end = now.size;
+        auto scanned = scanner.scan(fd, end, pos, [this](Event&& event, std::int64_t line) {
+            Reduced next = reduce(std::move(owned()), event);
+            if (!next) {
+                // `ticket` was moved from: the cache is unusable until re-read.
+                cached = false;
+                return std::optional<LogError>{
+                    LogError{LogError::Kind::corrupt,
+                             fmt::format("{}:{}: event seq {} ({}) is refused by the reducer: {}",
+                                         path,
+                                         line,
+                                         event.seq,
+                                         type_name(event.payload),
+                                         next.error().message)}};
+            }
+            *ticket = std::move(next).value();
+            ++events;
+            remember_id(std::move(event.id));
+            return std::optional<LogError>{};
+        });
+        if (std::holds_alternative<LogError>(scanned)) forget();
+        return scanned;
+    }
+
+    /// catch_up on a locked, writable fd, recovering a torn tail.
+    std::optional<LogError> catch_up_locked(int fd, ReadReport& report) {
+        std::uint64_t end = 0;
+        auto scanned = catch_up(fd, end);
+        if (auto* e = std::get_if<LogError>(&scanned)) return std::move(*e);
+        if (const auto& torn = std::get<std::optional<Torn>>(scanned)) {
+            auto moved = recover_torn_tail(fd, path, *torn, end, report.warnings);
+            if (auto* e = std::get_if<LogError>(&moved)) {
+                forget();
+                return std::move(*e);
+            }
+            report.torn_bytes += std::get<std::uint64_t>(moved);
+            identity.size = torn->offset;
+        }
+        return std::nullopt;
+    }
+
+    void finish_report(ReadReport& report) const {
+        report.events = events;
+        report.last_seq = pos.last_seq;
+        report.empty = pos.offset == 0;
+        if (report.empty) {
+            report.warnings.push_back(
+                fmt::format("{}: the log is empty (a ticket with no events)", path));
+        }
+    }
+
+    LogResult<Fd> lock_for_write() {
+        auto opened = open_for_append(dir, path);
+        if (auto* e = std::get_if<LogError>(&opened)) return std::move(*e);
+        Fd fd = std::move(std::get<Fd>(opened));
+        if (auto e = lock_exclusive(fd.get(), path, options.lock_timeout)) return std::move(*e);
+        return fd;
+    }
+
+    LogResult<Loaded> load() {
+        ReadReport report;
+        {
+            Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+            if (!fd) {
+                const int err = errno;
+                if (err == ENOENT) {
+                    return LogError{LogError::Kind::not_found,
+                                    fmt::format("{}: no such log", path)};
+                }
+                return errno_error(err, "open", path);
+            }
+            std::uint64_t end = 0;
+            auto scanned = catch_up(fd.get(), end);
+            if (auto* e = std::get_if<LogError>(&scanned)) return std::move(*e);
+            if (!std::get<std::optional<Torn>>(scanned)) {
+                finish_report(report);
+                return Loaded{*ticket, std::move(report)};
+            }
+        }
+        // A torn tail seen without the lock may be a write in progress: look again under it.
+        Fd fd{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
+        if (!fd) return errno_error(errno, "open", path);
+        if (auto e = lock_exclusive(fd.get(), path, options.lock_timeout)) return std::move(*e);
+        if (auto e = catch_up_locked(fd.get(), report)) return std::move(*e);
+        finish_report(report);
+        return Loaded{*ticket, std::move(report)};
+    }
+
+    /// Under the lock, with the cache caught up: reduce, write once, sync once.
+    TransactResult commit(int fd, std::vector<Event> batch, ReadReport report) {
+        // Fold the batch into the cached ticket itself: copying a ticket with a long history
+        // per append would cost more than the append. A refusal consumed it, so the cache is
+        // dropped and the next call re-reads the log (refusals are rare; appends are not).
+        Ticket next = std::move(owned());
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            Reduced reduced = reduce(std::move(next), batch[i]);
+            if (!reduced) {
+                forget();
+                return Refused{i, reduced.error()};
+            }
+            next = std::move(reduced).value();
+        }
+        write_buffer.clear();
+        for (const Event& event : batch) {
+            append_event(write_buffer, event);
+            write_buffer += '\n';
+        }
+        std::optional<LogError> failed = write_once(fd, write_buffer, path);
+        if (!failed) failed = sync_data(fd, path);
+        if (failed) {
+            // Not acknowledged, so it must not survive: cut the partial batch away. If even
+            // that fails, the next open sees a torn tail or the lines, never a lie.
+            [[maybe_unused]] const int ignored = ::ftruncate(fd, static_cast<off_t>(pos.offset));
+            forget();  // `ticket` holds the unwritten batch
+            return std::move(*failed);
+        }
+        pos.offset += write_buffer.size();
+        pos.line += static_cast<std::int64_t>(batch.size());
+        pos.last_seq = batch.back().seq;
+        identity.size = pos.offset;
+        events += static_cast<std::int64_t>(batch.size());
+        *ticket = std::move(next);
+        for (const Event& event : batch) remember_id(event.id);
+        finish_report(report);
+        return Committed{ticket, std::move(batch), false, std::move(report)};
+    }
+};
+
+EventLog::EventLog(std::filesystem::path ticket_dir, LogOptions options)
+    : impl_(std::make_unique<Impl>(std::move(ticket_dir), std::move(options))) {}
+
+EventLog::~EventLog() = default;
+EventLog::EventLog(EventLog&&) noexcept = default;
+EventLog& EventLog::operator=(EventLog&&) noexcept = default;
+
+const std::filesystem::path& EventLog::path() const {
+    return impl_->log_path;
+}
+
+LogResult<Loaded> EventLog::load() {
+    return impl_->load();
+}
+
+AppendResult EventLog::append(std::vector<Event> events, std::int64_t expected_last_seq) {
+    Impl& impl = *impl_;
+    if (events.empty()) {
+        return LogError{LogError::Kind::invalid_batch,
+                        fmt::format("{}: an empty batch", impl.path)};
+    }
+    {
+        std::unordered_set<std::string_view> ids;
+        for (const Event& e : events) {
+            if (e.id.empty() || !ids.insert(e.id).second) {
+                return LogError{
+                    LogError::Kind::invalid_batch,
+                    fmt::format("{}: event ids must be non-empty and distinct within a batch "
+                                "(\"{}\")",
+                                impl.path,
+                                e.id)};
+            }
+        }
+    }
+    auto locked = impl.lock_for_write();
+    if (auto* e = std::get_if<LogError>(&locked)) return std::move(*e);
+    const Fd fd = std::move(std::get<Fd>(locked));
+    ReadReport report;
+    if (auto e = impl.catch_up_locked(fd.get(), report)) return std::move(*e);
+
+    if (impl.pos.last_seq != expected_last_seq) {
+        // A retry of an append that landed: its ids are in the tail. (If the log's last seq
+        // were still the expected one, the batch could not have landed.)
+        if (std::find(impl.recent_ids.begin(), impl.recent_ids.end(), events.front().id) !=
+            impl.recent_ids.end()) {
+            impl.finish_report(report);
+            return Committed{impl.ticket, {}, true, std::move(report)};
+        }
+        return Conflict{expected_last_seq,
+                        impl.pos.last_seq,
+                        fmt::format("{}: the log moved on: expected last seq {}, found {}",
+                                    impl.path,
+                                    expected_last_seq,
+                                    impl.pos.last_seq)};
+    }
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        events[i].v = event_schema_version;
+        events[i].seq = expected_last_seq + 1 + static_cast<std::int64_t>(i);
+    }
+    auto result = impl.commit(fd.get(), std::move(events), std::move(report));
+    return std::visit([](auto&& r) -> AppendResult { return std::move(r); }, std::move(result));
+}
+
+TransactResult EventLog::transact(const Actor& by, const BatchBuilder& build) {
+    Impl& impl = *impl_;
+    auto locked = impl.lock_for_write();
+    if (auto* e = std::get_if<LogError>(&locked)) return std::move(*e);
+    const Fd fd = std::move(std::get<Fd>(locked));
+    ReadReport report;
+    if (auto e = impl.catch_up_locked(fd.get(), report)) return std::move(*e);
+
+    std::vector<Payload> payloads = build(static_cast<const Ticket&>(*impl.ticket));
+    if (payloads.empty()) {
+        impl.finish_report(report);
+        return Committed{impl.ticket, {}, false, std::move(report)};
+    }
+    const UnixMillis at = impl.options.clock();
+    std::vector<Event> batch;
+    batch.reserve(payloads.size());
+    for (auto& payload : payloads) {
+        batch.push_back(Event{event_schema_version,
+                              impl.pos.last_seq + 1 + static_cast<std::int64_t>(batch.size()),
+                              impl.options.new_id(),
+                              at,
+                              by,
+                              std::move(payload)});
+    }
+    return impl.commit(fd.get(), std::move(batch), std::move(report));
+}
+
+// -------------------------------------------------------------------------------------------
+// Free functions
+
+LogResult<ReadReport> read_log(const std::filesystem::path& log_file,
+                               const std::function<void(const Event&)>& visit,
+                               const LogOptions& options) {
+    const std::string path = log_file.string();
+    Scanner scanner{path};
+    Position pos;
+    ReadReport report;
+    auto sink = [&](Event&& event, std::int64_t) {
+        visit(event);
+        ++report.events;
+        return std::optional<LogError>{};
+    };
+    std::optional<Torn> torn;
+    {
+        Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+        if (!fd) {
+            if (errno == ENOENT) {
+                return LogError{LogError::Kind::not_found, fmt::format("{}: no such log", path)};
+            }
+            return errno_error(errno, "open", path);
+        }
+        auto st = stat_fd(fd.get(), path);
+        if (auto* e = std::get_if<LogError>(&st)) return std::move(*e);
+        auto scanned = scanner.scan(fd.get(), std::get<FileStat>(st).size, pos, sink);
+        if (auto* e = std::get_if<LogError>(&scanned)) return std::move(*e);
+        torn = std::get<std::optional<Torn>>(scanned);
+    }
+    if (torn) {
+        // As in EventLog::load: look again under the writers' lock before moving bytes.
+        Fd fd{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
+        if (!fd) return errno_error(errno, "open", path);
+        if (auto e = lock_exclusive(fd.get(), path, options.lock_timeout)) return std::move(*e);
+        auto st = stat_fd(fd.get(), path);
+        if (auto* e = std::get_if<LogError>(&st)) return std::move(*e);
+        const std::uint64_t end = std::get<FileStat>(st).size;
+        if (end < pos.offset) {
+            return LogError{LogError::Kind::io,
+                            fmt::format("{}: the file shrank below its last complete line ({} "
+                                        "bytes) while being read; was it replaced?",
+                                        path,
+                                        pos.offset)};
+        }
+        auto scanned = scanner.scan(fd.get(), end, pos, sink);
+        if (auto* e = std::get_if<LogError>(&scanned)) return std::move(*e);
+        if (const auto& again = std::get<std::optional<Torn>>(scanned)) {
+            auto moved = recover_torn_tail(fd.get(), path, *again, end, report.warnings);
+            if (auto* e = std::get_if<LogError>(&moved)) return std::move(*e);
+            report.torn_bytes = std::get<std::uint64_t>(moved);
+        }
+    }
+    report.last_seq = pos.last_seq;
+    report.empty = pos.offset == 0;
+    if (report.empty) {
+        report.warnings.push_back(
+            fmt::format("{}: the log is empty (a ticket with no events)", path));
+    }
+    return report;
+}
+
+LogResult<Loaded> load_ticket(const std::filesystem::path& ticket_dir, const LogOptions& options) {
+    return EventLog{ticket_dir, options}.load();
+}
+
+AppendResult append_events(const std::filesystem::path& ticket_dir,
+                           std::vector<Event> events,
+                           std::int64_t expected_last_seq,
+                           const LogOptions& options) {
+    return EventLog{ticket_dir, options}.append(std::move(events), expected_last_seq);
+}
+
+TransactResult transact(const std::filesystem::path& ticket_dir,
+                        const Actor& by,
+                        const BatchBuilder& build,
+                        const LogOptions& options) {
+    return EventLog{ticket_dir, options}.transact(by, build);
+}
+
+}  // namespace board

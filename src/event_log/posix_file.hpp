@@ -1,0 +1,81 @@
+#pragma once
+// Thin POSIX helpers for the event log: an owning fd, the ticket lock with a deadline, and
+// writes that report errno with the file's name. Every fd is opened O_CLOEXEC so agents the
+// daemon launches never inherit a log or its lock.
+
+#include <board/event_log.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace board::event_log_detail {
+
+/// Owns a file descriptor; closing it releases any flock taken through it.
+class Fd {
+public:
+    Fd() = default;
+
+    explicit Fd(int fd)
+        : fd_(fd) {}
+
+    ~Fd() { reset(); }
+
+    Fd(Fd&& other) noexcept
+        : fd_(other.release()) {}
+
+    Fd& operator=(Fd&& other) noexcept;
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+
+    int get() const { return fd_; }
+
+    explicit operator bool() const { return fd_ >= 0; }
+
+    int release() {
+        const int fd = fd_;
+        fd_ = -1;
+        return fd;
+    }
+
+    void reset();
+
+private:
+    int fd_ = -1;
+};
+
+/// `<what> <path>: <strerror(err)>`.
+LogError errno_error(int err, std::string_view what, const std::string& path);
+
+/// Identity and size of an open file.
+struct FileStat {
+    std::uint64_t dev = 0;
+    std::uint64_t ino = 0;
+    std::uint64_t size = 0;
+};
+
+/// fstat, or an io error naming `path`.
+LogResult<FileStat> stat_fd(int fd, const std::string& path);
+
+/// Takes an exclusive flock on `fd`, polling until `timeout` has passed (flock itself has no
+/// timeout, and a signal-based one would fight the daemon's own handlers).
+std::optional<LogError> lock_exclusive(int fd,
+                                       const std::string& path,
+                                       std::chrono::milliseconds timeout);
+
+/// Reads exactly `size` bytes at `offset` unless the file ends first; returns the count read.
+LogResult<std::size_t> pread_full(
+    int fd, char* out, std::size_t size, std::uint64_t offset, const std::string& path);
+
+/// Appends `bytes` to `fd` in ONE write() (retried only if interrupted before writing
+/// anything). A short write is an error: the caller truncates the partial batch away.
+std::optional<LogError> write_once(int fd, std::string_view bytes, const std::string& path);
+
+/// fdatasync with the error named.
+std::optional<LogError> sync_data(int fd, const std::string& path);
+
+/// fsyncs a directory so a file created in it survives a crash.
+std::optional<LogError> sync_directory(const std::string& dir);
+
+}  // namespace board::event_log_detail
