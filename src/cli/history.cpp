@@ -1,11 +1,11 @@
 #include "cli/history.hpp"
 
 #include <board/codec.hpp>
+#include <board/event_log.hpp>
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
-#include <fstream>
 #include <type_traits>
 
 namespace board::cli {
@@ -85,25 +85,16 @@ History read_history(const std::filesystem::path& board, const std::string& id) 
         return history;
     }
     const auto path = board / "tickets" / id / "events.jsonl";
-    std::ifstream in{path, std::ios::binary};
-    if (!in) {
-        history.error =
-            HistoryError{HistoryError::Kind::unknown_ticket,
-                         fmt::format("no ticket {} ({} does not exist)", id, path.string())};
+    auto report = read_log(path, [&](const Event& e) { history.events.push_back(e); });
+    if (const auto* error = std::get_if<LogError>(&report)) {
+        const bool missing = error->kind == LogError::Kind::not_found;
+        history.error = HistoryError{
+            missing ? HistoryError::Kind::unknown_ticket : HistoryError::Kind::corrupt,
+            missing ? fmt::format("no ticket {} ({} does not exist)", id, path.string())
+                    : error->message};
         return history;
     }
-    EventDecoder decoder;
-    std::string line;
-    for (std::size_t number = 1; std::getline(in, line); ++number) {
-        auto decoded = decoder.decode(line);
-        if (!decoded) {
-            history.error = HistoryError{
-                HistoryError::Kind::corrupt,
-                fmt::format("{}:{}: {}", path.string(), number, decoded.error().message)};
-            return history;
-        }
-        history.events.push_back(std::move(decoded).value());
-    }
+    history.warnings = std::get<ReadReport>(report).warnings;
     return history;
 }
 

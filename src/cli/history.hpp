@@ -3,7 +3,8 @@
 // `tickets/<ID>/events.jsonl` decoded, each failure named by file and line, and each event
 // rendered as one line a person can read.
 //
-// This is the read side only; the durable, locked append side is the event-log component.
+// Reading goes through the event log (seq checks, torn-tail recovery); this adds the
+// rendering.
 
 #include <board/event.hpp>
 #include <board/ticket.hpp>
@@ -24,9 +25,11 @@ struct HistoryError {
 struct History {
     std::vector<Event> events;
     std::optional<HistoryError> error;  ///< set: `events` holds the lines before the fault
+    std::vector<std::string> warnings;  ///< e.g. a torn tail recovered into events.jsonl.torn
 };
 
-/// Reads `<board>/tickets/<id>/events.jsonl`. The id is validated before it touches the disk.
+/// Reads `<board>/tickets/<id>/events.jsonl` through board::read_log. The id is validated
+/// before it touches the disk.
 History read_history(const std::filesystem::path& board, const std::string& id);
 
 /// One line: seq, time, author, type and the event's essentials.

@@ -139,3 +139,17 @@ TEST_CASE("verify: faults for logs that do not replay, warnings for edited artif
                    Catch::Contains("seq 2 does not replay") && Catch::Contains("only a human"));
     }
 }
+
+TEST_CASE("a torn tail is recovered with a warning, and the complete events are kept",
+          "[cli][history]") {
+    const std::string good =
+        R"({"v":1,"seq":1,"id":"e1","at":"2026-11-20T09:00:00.000Z","by":"human:ana","type":"created","ticket":"PROJ-1","title":"t"})"
+        "\n";
+    ScratchBoard board{"PROJ-1", good + R"({"v":1,"seq":2,"id":"e2","at":"2026-11-20T09:0)"};
+    const auto history = cli::read_history(board.root, "PROJ-1");
+    REQUIRE_FALSE(history.error);
+    CHECK(history.events.size() == 1);
+    REQUIRE_FALSE(history.warnings.empty());
+    CHECK_THAT(history.warnings[0], Catch::Contains("torn"));
+    CHECK(fs::exists(board.root / "tickets" / "PROJ-1" / "events.jsonl.torn"));
+}

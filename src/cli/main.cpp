@@ -56,6 +56,7 @@ std::optional<board::cli::History> load(const Options& options,
         return std::nullopt;
     }
     auto history = board::cli::read_history(*board_dir, id);
+    for (const auto& warning : history.warnings) std::cerr << "board: warning: " << warning << '\n';
     if (history.error) {
         const bool unknown = history.error->kind == board::cli::HistoryError::Kind::unknown_ticket;
         exit_code =

@@ -69,6 +69,7 @@ VerifyReport verify_ticket(const fs::path& board, const std::string& id) {
         report.faults.push_back(history.error->message);
         return report;
     }
+    report.warnings.insert(report.warnings.end(), history.warnings.begin(), history.warnings.end());
     const fs::path dir = board / "tickets" / id;
     const Folded folded = fold(history.events);
     if (folded.failure) {
