@@ -4,6 +4,7 @@
 
 #include "cli/history.hpp"
 #include "cli/verify.hpp"
+#include "cli/write_commands.hpp"
 
 #include <board/board_dir.hpp>
 #include <board/codec.hpp>
@@ -26,8 +27,15 @@ enum class ExitCode { ok = 0, refused = 1, usage = 2, storage = 3 };
 
 struct Options {
     std::string board_dir;
+    std::string as;
     bool json = false;
 };
+
+int report(const board::cli::CommandOutcome& outcome) {
+    std::cout << outcome.output;
+    if (!outcome.message.empty()) std::cerr << "board: " << outcome.message << '\n';
+    return outcome.exit_code;
+}
 
 /// `--board`, else `$BOARD_DIR`, else the nearest ancestor with a board.yaml.
 std::optional<fs::path> find_board(const Options& options) {
@@ -37,6 +45,17 @@ std::optional<fs::path> find_board(const Options& options) {
     const fs::path here = fs::current_path(ec);
     if (ec) return std::nullopt;
     return board::find_board(here);
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= text.size() && !text.empty()) {
+        const auto comma = std::min(text.find(',', start), text.size());
+        if (comma > start) out.push_back(text.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return out;
 }
 
 int fail(ExitCode code, std::string_view command, std::string_view message) {
@@ -249,16 +268,59 @@ int run(int argc, char** argv) {
                                       "artifacts unchanged; exit 0 only if all hold");
     verify->add_option("ID", verify_ids, "ticket ids (default: every ticket)");
     verify->footer("Examples:\n  board verify\n  board verify PROJ-3 PROJ-4 --json");
-    for (auto* sub : {log, replay, show, verify}) {
+    std::string init_dir = ".";
+    std::string prefix = "PROJ";
+    auto* init = app.add_subcommand("init", "create board.yaml (commented defaults) and tickets/");
+    init->add_option("DIR", init_dir, "where (default: here)");
+    init->add_option("--prefix", prefix, "ticket id prefix, e.g. PROJ for PROJ-1");
+    init->footer("Example:\n  board init . --prefix WEB");
+
+    board::cli::CreateRequest request;
+    std::string labels, blocked_by;
+    auto* create = app.add_subcommand("create", "a new ticket in backlog; prints its id");
+    create->add_option("TITLE", request.title, "one line saying what is wanted")->required();
+    create->add_option("-d,--description", request.description, "the intent, for the agents");
+    create->add_option("-t,--type", request.type, "task, bug, feature, chore or epic");
+    create->add_option("-p,--priority", request.priority, "0 critical … 4 backlog (default 2)");
+    create->add_option("-l,--labels", labels, "comma-separated");
+    create->add_option("--parent", request.parent, "the epic it belongs to");
+    create->add_option("--blocked-by", blocked_by, "comma-separated ticket ids");
+    create->add_option(
+        "--requires", request.requires_, "final human gate: approval, review or content");
+    create->add_option(
+        "--awaiting", request.awaiting, "hand it to a human from the start, e.g. work");
+    auto* manual =
+        create->add_flag("--manual", request.manual, "deprecated: same as --awaiting work");
+    create->footer(
+        "Examples:\n  board create \"Retry uploads\" -t feature -p 1 -l backend\n"
+        "  board create \"Rotate the keys\" --awaiting work   # a human does it");
+
+    for (auto* sub : {log, replay, show, verify, create}) {
         sub->add_option("--board", options.board_dir, "the board folder");
         sub->add_flag("--json", options.json, "machine output on stdout");
     }
+    create->add_option("--as", options.as, "who the event is by (default: $USER)");
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         const int code = app.exit(e);
         return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+    }
+    if (init->parsed()) return report(board::cli::init_board(init_dir, prefix));
+    if (create->parsed()) {
+        if (manual->count() > 0)
+            std::cerr << "board: warning: --manual is deprecated; use --awaiting work\n";
+        request.labels = split_list(labels);
+        request.blocked_by = split_list(blocked_by);
+        const auto board_dir = find_board(options);
+        if (!board_dir)
+            return fail(
+                ExitCode::usage,
+                "create",
+                "no board here (no board.yaml above this folder); use --board DIR or board init");
+        return report(board::cli::create_ticket(
+            *board_dir, request, board::cli::invoking_actor(options.as), options.json));
     }
     if (log->parsed()) return run_log(options, id);
     if (show->parsed()) return run_show(options, id);

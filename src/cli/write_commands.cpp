@@ -1,0 +1,120 @@
+#include "cli/write_commands.hpp"
+
+#include <board/board_config.hpp>
+#include <board/board_dir.hpp>
+#include <board/codec.hpp>
+#include <board/event_log.hpp>
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace board::cli {
+namespace {
+
+CommandOutcome refused(int code, std::string message) {
+    return {code, {}, std::move(message)};
+}
+
+template <class Enum>
+std::optional<std::optional<Enum>> parse_optional(const std::string& text) {
+    if (text.empty()) return std::optional<Enum>{};
+    if (auto value = parse<Enum>(text)) return std::optional<Enum>{*value};
+    return std::nullopt;
+}
+
+}  // namespace
+
+Actor invoking_actor(const std::string& as_name) {
+    if (const char* run = std::getenv("BOARD_RUN"); run && *run) {
+        const char* phase = std::getenv("BOARD_PHASE");
+        return {ActorKind::agent, phase && *phase ? phase : "run"};
+    }
+    if (!as_name.empty()) return {ActorKind::human, as_name};
+    const char* user = std::getenv("USER");
+    return {ActorKind::human, user && *user ? user : "unknown"};
+}
+
+CommandOutcome init_board(const fs::path& dir, const std::string& prefix) {
+    if (!is_valid_prefix(prefix)) {
+        return refused(
+            2, fmt::format("init: prefix \"{}\" must match ^[A-Z][A-Z0-9]{{0,15}}$", prefix));
+    }
+    std::error_code ec;
+    if (fs::exists(dir / "board.yaml", ec)) {
+        return refused(1, fmt::format("init: {} already holds a board.yaml", dir.string()));
+    }
+    fs::create_directories(dir / "tickets", ec);
+    if (ec)
+        return refused(
+            3, fmt::format("init: cannot create {}: {}", (dir / "tickets").string(), ec.message()));
+    // Temp file + rename: a crash never leaves a half-written board.yaml behind.
+    const fs::path temp = dir / ".board.yaml.tmp";
+    {
+        std::ofstream out{temp, std::ios::binary | std::ios::trunc};
+        out << default_board_yaml(prefix);
+        if (!out.flush()) return refused(3, fmt::format("init: cannot write {}", temp.string()));
+    }
+    fs::rename(temp, dir / "board.yaml", ec);
+    if (ec)
+        return refused(
+            3,
+            fmt::format("init: cannot write {}: {}", (dir / "board.yaml").string(), ec.message()));
+    return {0, fmt::format("Initialised a board in {} (prefix {})\n", dir.string(), prefix), {}};
+}
+
+CommandOutcome create_ticket(const fs::path& board,
+                             const CreateRequest& request,
+                             const Actor& by,
+                             bool json) {
+    const auto type = parse<TicketType>(request.type);
+    if (!type)
+        return refused(2,
+                       fmt::format("create: unknown type \"{}\" (task, bug, feature, chore, epic)",
+                                   request.type));
+    const auto required = parse_optional<Awaiting>(request.requires_);
+    const auto awaiting = parse_optional<Awaiting>(request.awaiting);
+    if (!required || !awaiting)
+        return refused(2,
+                       "create: --requires and --awaiting take an awaiting type (work, approval, "
+                       "input, review, content, escalation, checkpoint)");
+
+    auto config = load_board_config(board / "board.yaml");
+    if (!config)
+        return refused(
+            3,
+            fmt::format("create: {}: {}", (board / "board.yaml").string(), config.error().message));
+    auto id = allocate_ticket_id(board, config.value().prefix);
+    if (!id) return refused(3, fmt::format("create: {}", id.error().message));
+
+    Created created;
+    created.ticket = id.value();
+    created.title = request.title;
+    created.description = request.description;
+    created.kind = *type;
+    created.priority = request.priority;
+    created.labels = request.labels;
+    created.parent = request.parent;
+    created.blocked_by = request.blocked_by;
+    created.requires_ = *required;
+    created.awaiting = *awaiting;
+    created.manual = request.manual;
+    const fs::path dir = board / "tickets" / id.value();
+    auto result = transact(dir, by, [&](const Ticket&) { return std::vector<Payload>{created}; });
+
+    if (const auto* committed = std::get_if<Committed>(&result)) {
+        return {0, json ? encode_ticket(*committed->ticket) + "\n" : id.value() + "\n", {}};
+    }
+    // Nothing was written for this id: give the folder back so the number is reused.
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    if (const auto* no = std::get_if<Refused>(&result)) {
+        return refused(1, fmt::format("create: {}", no->rejection.message));
+    }
+    return refused(3, fmt::format("create: {}", std::get<LogError>(result).message));
+}
+
+}  // namespace board::cli
