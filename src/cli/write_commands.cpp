@@ -19,11 +19,18 @@ CommandOutcome refused(int code, std::string message) {
     return {code, {}, std::move(message)};
 }
 
+/// A wire spelling that may be empty (none). `valid` is false for an unknown spelling.
 template <class Enum>
-std::optional<std::optional<Enum>> parse_optional(const std::string& text) {
-    if (text.empty()) return std::optional<Enum>{};
-    if (auto value = parse<Enum>(text)) return std::optional<Enum>{*value};
-    return std::nullopt;
+struct OptionalField {
+    bool valid = true;
+    std::optional<Enum> value;
+};
+
+template <class Enum>
+OptionalField<Enum> parse_optional(const std::string& text) {
+    if (text.empty()) return {};
+    const auto value = parse<Enum>(text);
+    return {value.has_value(), value};
 }
 
 }  // namespace
@@ -77,7 +84,7 @@ CommandOutcome create_ticket(const fs::path& board,
                                    request.type));
     const auto required = parse_optional<Awaiting>(request.requires_);
     const auto awaiting = parse_optional<Awaiting>(request.awaiting);
-    if (!required || !awaiting)
+    if (!required.valid || !awaiting.valid)
         return refused(2,
                        "create: --requires and --awaiting take an awaiting type (work, approval, "
                        "input, review, content, escalation, checkpoint)");
@@ -99,8 +106,8 @@ CommandOutcome create_ticket(const fs::path& board,
     created.labels = request.labels;
     created.parent = request.parent;
     created.blocked_by = request.blocked_by;
-    created.requires_ = *required;
-    created.awaiting = *awaiting;
+    created.requires_ = required.value;
+    created.awaiting = awaiting.value;
     created.manual = request.manual;
     const fs::path dir = board / "tickets" / id.value();
     auto result = transact(dir, by, [&](const Ticket&) { return std::vector<Payload>{created}; });
