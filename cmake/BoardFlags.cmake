@@ -26,3 +26,15 @@ function(board_add_tests name)
   catch_discover_tests(${name} TEST_PREFIX "${name}." WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
     PROPERTIES ENVIRONMENT "BOARD_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 endfunction()
+
+# One component = one folder = one library `board_<name>`, used as `board::<name>`: public
+# headers from include/, internal ones from src/, our flags kept private.
+function(board_add_component name)
+  cmake_parse_arguments(arg "" "" "SOURCES;PUBLIC;PRIVATE" ${ARGN})
+  add_library(board_${name} ${arg_SOURCES})
+  add_library(board::${name} ALIAS board_${name})
+  target_include_directories(board_${name}
+    PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(board_${name} PUBLIC ${arg_PUBLIC} PRIVATE ${arg_PRIVATE} board::flags)
+endfunction()
