@@ -1,0 +1,169 @@
+#pragma once
+// The catalog: a whole board loaded for board-wide queries (spec/state-machine.md §7,
+// spec/cli.md `list`, `next`, `ready`, `questions`).
+//
+// Two parts:
+// - Catalog (pure): tickets in memory and the §7 queries over them. Decisions come from
+//   next_action(), queue_key() and comes_before() of next_action.hpp; nothing here restates
+//   a rule of the reducer.
+// - load_catalog (I/O): every ticket's folded state, fast. Two caches, both rebuilt from the
+//   logs whenever in doubt and never trusted over them:
+//   * `tickets/<ID>/ticket.json`, the ticket's snapshot (codec's encode_ticket). It is used
+//     only when its `seq` equals the seq of the log's last line; else the log is folded and
+//     the snapshot rewritten (temp file + rename).
+//   * `tickets/.index`, one line per ticket: the identity of its log when the line was made
+//     (inode, size, mtime) and the fields queries need. A line is used only while the log's
+//     identity is unchanged (an append changes the size), else it is rebuilt from the
+//     snapshot or the log. Text, tab-separated, so `cat` shows it; delete it at will.
+//
+// A ticket whose log cannot be read (corrupt, newer schema) is left out with a warning: one
+// bad file never hides the rest of the board.
+
+#include <board/next_action.hpp>
+#include <board/ticket.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+namespace board {
+
+/// One ticket as board-wide queries see it.
+struct CatalogEntry {
+    /// The folded ticket without its bulk: `description`, `notes`, `artifacts` and
+    /// `questions` are left empty (`show` reads the ticket itself). `run` keeps id, phase and
+    /// start. Everything next_action() reads is kept.
+    Ticket ticket;
+    int questions_pending = 0;
+    int questions_total = 0;
+    int notes = 0;
+    friend bool operator==(const CatalogEntry&, const CatalogEntry&) = default;
+};
+
+/// `ticket` without its bulk, and the counts that replace it.
+CatalogEntry summarize(const Ticket& ticket);
+
+/// How many of an epic's children are done.
+struct EpicProgress {
+    int children = 0;
+    int done = 0;
+    /// §7: an epic is done when all its children are (derived, not stored), or when it was
+    /// closed itself (cancelled). An epic without children is not done.
+    bool complete = false;
+};
+
+/// Which tickets `list` shows. Empty or false members do not filter.
+struct ListFilter {
+    std::vector<Status> statuses;     ///< any of these; done ones only if named or `all`
+    bool awaiting_any = false;        ///< awaiting set, of any type
+    std::vector<Awaiting> awaiting;   ///< awaiting one of these types
+    std::string parent;               ///< children of this epic
+    bool standalone = false;          ///< no parent
+    bool orphan = false;              ///< parent done (or unknown)
+    std::vector<std::string> labels;  ///< has every one of these labels
+    bool all = false;                 ///< include done tickets
+};
+
+/// Narrows `next` and `ready` (spec/cli.md `next [EPIC] [--standalone] [--orphan]`).
+struct NextFilter {
+    std::string epic;  ///< only this epic's children
+    bool standalone = false;
+    bool orphan = false;
+};
+
+/// The tickets of a board in memory, in id order, and the §7 queries over them. Pure: no
+/// clock, no disk. Queries return pointers into entries(), valid while the Catalog lives
+/// (moving it keeps them valid; it cannot be copied).
+class Catalog {
+public:
+    Catalog() = default;
+    explicit Catalog(std::vector<CatalogEntry> entries);
+    Catalog(Catalog&&) noexcept = default;
+    Catalog& operator=(Catalog&&) noexcept = default;
+    Catalog(const Catalog&) = delete;
+    Catalog& operator=(const Catalog&) = delete;
+
+    /// In id order (id_less).
+    const std::vector<CatalogEntry>& entries() const { return entries_; }
+
+    const CatalogEntry* find(std::string_view id) const;
+
+    /// The ticket's status for people: an epic's derived completion shows it `done`.
+    Status shown_status(const Ticket& ticket) const;
+    EpicProgress epic_progress(std::string_view epic_id) const;
+    /// How the ticket relates to its epic (§7 order): none, in_flight, open, or done (an
+    /// orphan; a parent that is not on the board counts as done).
+    EpicState epic_state(const Ticket& ticket) const;
+    /// What next_action() needs of the rest of the board for `ticket`. A `blocked_by` id
+    /// that is not on the board counts as not done: nothing runs past a blocker nobody can see.
+    BoardFacts facts_for(const Ticket& ticket) const;
+
+    /// Tickets matching `filter`, in `next` order (comes_before).
+    std::vector<const CatalogEntry*> list(const ListFilter& filter) const;
+    /// Every ticket the agent could take now: next_action() says StartRun, in `next` order.
+    std::vector<const CatalogEntry*> ready(const Policy& policy, const NextFilter& filter) const;
+    /// The first of ready(), or nullptr.
+    const CatalogEntry* next_for_agent(const Policy& policy, const NextFilter& filter) const;
+    /// Human side: the first ticket with `awaiting` set (of one of `types`, any if empty),
+    /// whatever its status, in the same order; nullptr if none.
+    const CatalogEntry* next_for_human(std::span<const Awaiting> types,
+                                       const NextFilter& filter) const;
+    /// Every ticket awaiting a human, as next_for_human orders them.
+    std::vector<const CatalogEntry*> awaiting_human(std::span<const Awaiting> types,
+                                                    const NextFilter& filter) const;
+
+    /// Why `ticket_id` may not be blocked by `blockers`, or nullopt: an id that is not a
+    /// ticket id or not on the board, the ticket itself, or a cycle (named in full, e.g.
+    /// `PROJ-3 → PROJ-5 → PROJ-3`). `ticket_id` may be a ticket not created yet.
+    std::optional<std::string> blocked_by_error(std::string_view ticket_id,
+                                                std::span<const std::string> blockers) const;
+    /// Why `parent` may not be `ticket_id`'s parent, or nullopt (empty = no parent): not on
+    /// the board, not an epic, the ticket itself.
+    std::optional<std::string> parent_error(std::string_view ticket_id,
+                                            std::string_view parent) const;
+
+private:
+    bool matches(const CatalogEntry& entry, const NextFilter& filter) const;
+    std::vector<const CatalogEntry*> in_next_order(std::vector<const CatalogEntry*> picked) const;
+
+    std::vector<CatalogEntry> entries_;
+    std::unordered_map<std::string_view, std::size_t> by_id_;
+    std::unordered_map<std::string_view, EpicProgress> epics_;   ///< by epic id, children only
+    std::unordered_map<std::string_view, bool> epic_in_flight_;  ///< a child has a run
+};
+
+// ---------------------------------------------------------------------------------------------
+// Loading from disk
+
+/// The index file's name inside `tickets/`.
+inline constexpr std::string_view index_file_name = ".index";
+/// The snapshot's name inside a ticket folder.
+inline constexpr std::string_view snapshot_file_name = "ticket.json";
+
+struct CatalogLoad {
+    Catalog catalog;
+    std::vector<std::string> warnings;  ///< tickets left out and why, one line each
+    int rebuilt = 0;  ///< index lines rebuilt from a snapshot or a log on this load
+};
+
+struct CatalogError {
+    std::string message;  ///< names the path and the cause
+};
+
+/// Loads every ticket of the board at `board_root`, refreshing stale caches. Errors only
+/// when `tickets/` cannot be read at all; a bad ticket is a warning.
+std::variant<CatalogLoad, CatalogError> load_catalog(const std::filesystem::path& board_root);
+
+/// Writes `ticket_dir/ticket.json` atomically (temp file + rename, no fsync: a cache).
+/// Returns an error message, or nullopt. Call it after appending to the log, so the next
+/// load finds the snapshot current and rebuilds the index line from it.
+std::optional<std::string> write_snapshot(const std::filesystem::path& ticket_dir,
+                                          const Ticket& ticket);
+
+}  // namespace board

@@ -1,0 +1,269 @@
+// The pure half of the catalog: §7 queries over tickets in memory. Every decision about a
+// single ticket is next_action()'s; every ordering is comes_before()'s.
+
+#include <board/catalog.hpp>
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace board {
+
+CatalogEntry summarize(const Ticket& ticket) {
+    CatalogEntry entry;
+    entry.ticket.id = ticket.id;
+    entry.ticket.title = ticket.title;
+    entry.ticket.type = ticket.type;
+    entry.ticket.priority = ticket.priority;
+    entry.ticket.labels = ticket.labels;
+    entry.ticket.parent = ticket.parent;
+    entry.ticket.blocked_by = ticket.blocked_by;
+    entry.ticket.status = ticket.status;
+    entry.ticket.resolution = ticket.resolution;
+    entry.ticket.awaiting = ticket.awaiting;
+    entry.ticket.handoff = ticket.handoff;
+    entry.ticket.requires_ = ticket.requires_;
+    entry.ticket.phase_attempts = ticket.phase_attempts;
+    entry.ticket.phase_iterations = ticket.phase_iterations;
+    entry.ticket.phase_started_at = ticket.phase_started_at;
+    entry.ticket.last_failure_at = ticket.last_failure_at;
+    if (ticket.run) {
+        Run run;
+        run.id = ticket.run->id;
+        run.phase = ticket.run->phase;
+        run.started_at = ticket.run->started_at;
+        entry.ticket.run = run;
+    }
+    entry.ticket.cost_usd = ticket.cost_usd;
+    entry.ticket.runs_total = ticket.runs_total;
+    entry.ticket.created_at = ticket.created_at;
+    entry.ticket.updated_at = ticket.updated_at;
+    entry.ticket.seq = ticket.seq;
+    entry.questions_total = static_cast<int>(ticket.questions.size());
+    entry.questions_pending = static_cast<int>(
+        std::count_if(ticket.questions.begin(), ticket.questions.end(), [](const Question& q) {
+            return q.status == QuestionStatus::pending;
+        }));
+    entry.notes = static_cast<int>(ticket.notes.size());
+    return entry;
+}
+
+Catalog::Catalog(std::vector<CatalogEntry> entries)
+    : entries_(std::move(entries)) {
+    std::sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) {
+        return id_less(a.ticket.id, b.ticket.id);
+    });
+    by_id_.reserve(entries_.size());
+    for (std::size_t i = 0; i < entries_.size(); ++i) by_id_.emplace(entries_[i].ticket.id, i);
+    for (const auto& e : entries_) {
+        const Ticket& t = e.ticket;
+        if (t.parent.empty()) continue;
+        auto& progress = epics_[t.parent];
+        ++progress.children;
+        if (t.status == Status::done) ++progress.done;
+        if (t.run) epic_in_flight_[t.parent] = true;
+    }
+    for (auto& [epic_id, progress] : epics_) {
+        const CatalogEntry* epic = find(epic_id);
+        const bool closed = epic && epic->ticket.status == Status::done;
+        progress.complete = closed || (progress.children > 0 && progress.done == progress.children);
+    }
+}
+
+const CatalogEntry* Catalog::find(std::string_view id) const {
+    const auto it = by_id_.find(id);
+    return it == by_id_.end() ? nullptr : &entries_[it->second];
+}
+
+EpicProgress Catalog::epic_progress(std::string_view epic_id) const {
+    if (const auto it = epics_.find(epic_id); it != epics_.end()) return it->second;
+    EpicProgress none;
+    const CatalogEntry* epic = find(epic_id);
+    none.complete = epic && epic->ticket.status == Status::done;
+    return none;
+}
+
+Status Catalog::shown_status(const Ticket& ticket) const {
+    if (ticket.type == TicketType::epic && epic_progress(ticket.id).complete) return Status::done;
+    return ticket.status;
+}
+
+EpicState Catalog::epic_state(const Ticket& ticket) const {
+    if (ticket.parent.empty()) return EpicState::none;
+    const CatalogEntry* epic = find(ticket.parent);
+    if (!epic || epic_progress(ticket.parent).complete) return EpicState::done;
+    return epic_in_flight_.count(ticket.parent) ? EpicState::in_flight : EpicState::open;
+}
+
+BoardFacts Catalog::facts_for(const Ticket& ticket) const {
+    // The column counts are the same for every ticket: computed once per call is fine at
+    // 10,000 tickets only if callers do not loop over it, so ready() computes them itself.
+    BoardFacts facts;
+    for (const auto& e : entries_) {
+        const auto column = static_cast<std::size_t>(e.ticket.status);
+        ++facts.in_status[column];
+        if (e.ticket.run) ++facts.runs_in_status[static_cast<std::size_t>(e.ticket.run->phase)];
+    }
+    facts.blockers_done =
+        std::all_of(ticket.blocked_by.begin(), ticket.blocked_by.end(), [&](const std::string& id) {
+            const CatalogEntry* blocker = find(id);
+            return blocker && shown_status(blocker->ticket) == Status::done;
+        });
+    return facts;
+}
+
+bool Catalog::matches(const CatalogEntry& entry, const NextFilter& filter) const {
+    const Ticket& t = entry.ticket;
+    if (!filter.epic.empty() && t.parent != filter.epic) return false;
+    if (filter.standalone && !t.parent.empty()) return false;
+    if (filter.orphan && epic_state(t) != EpicState::done) return false;
+    return true;
+}
+
+std::vector<const CatalogEntry*> Catalog::in_next_order(
+    std::vector<const CatalogEntry*> picked) const {
+    std::vector<std::pair<QueueKey, const CatalogEntry*>> keyed;
+    keyed.reserve(picked.size());
+    for (const auto* e : picked) keyed.emplace_back(queue_key(e->ticket, epic_state(e->ticket)), e);
+    std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+        return comes_before(a.first, b.first);
+    });
+    for (std::size_t i = 0; i < keyed.size(); ++i) picked[i] = keyed[i].second;
+    return picked;
+}
+
+std::vector<const CatalogEntry*> Catalog::list(const ListFilter& filter) const {
+    const bool done_named =
+        std::find(filter.statuses.begin(), filter.statuses.end(), Status::done) !=
+        filter.statuses.end();
+    std::vector<const CatalogEntry*> picked;
+    for (const auto& e : entries_) {
+        const Ticket& t = e.ticket;
+        const Status status = shown_status(t);
+        if (!filter.statuses.empty() &&
+            std::find(filter.statuses.begin(), filter.statuses.end(), status) ==
+                filter.statuses.end())
+            continue;
+        if (status == Status::done && !filter.all && !done_named) continue;
+        if ((filter.awaiting_any || !filter.awaiting.empty()) && !t.awaiting) continue;
+        if (!filter.awaiting.empty() &&
+            std::find(filter.awaiting.begin(), filter.awaiting.end(), *t.awaiting) ==
+                filter.awaiting.end())
+            continue;
+        if (!filter.parent.empty() && t.parent != filter.parent) continue;
+        if (filter.standalone && !t.parent.empty()) continue;
+        if (filter.orphan && epic_state(t) != EpicState::done) continue;
+        const bool has_labels =
+            std::all_of(filter.labels.begin(), filter.labels.end(), [&](const std::string& l) {
+                return std::find(t.labels.begin(), t.labels.end(), l) != t.labels.end();
+            });
+        if (!has_labels) continue;
+        picked.push_back(&e);
+    }
+    return in_next_order(std::move(picked));
+}
+
+std::vector<const CatalogEntry*> Catalog::ready(const Policy& policy,
+                                                const NextFilter& filter) const {
+    BoardFacts board_facts;
+    for (const auto& e : entries_) {
+        ++board_facts.in_status[static_cast<std::size_t>(e.ticket.status)];
+        if (e.ticket.run)
+            ++board_facts.runs_in_status[static_cast<std::size_t>(e.ticket.run->phase)];
+    }
+    std::vector<const CatalogEntry*> picked;
+    for (const auto& e : entries_) {
+        const Ticket& t = e.ticket;
+        // Cheap refusals first: next_action() would say the same, without the blocker lookups.
+        if (t.status == Status::done || t.awaiting || t.run || t.type == TicketType::epic) continue;
+        if (!matches(e, filter)) continue;
+        BoardFacts facts = board_facts;
+        facts.blockers_done =
+            std::all_of(t.blocked_by.begin(), t.blocked_by.end(), [&](const std::string& id) {
+                const CatalogEntry* blocker = find(id);
+                return blocker && shown_status(blocker->ticket) == Status::done;
+            });
+        if (std::holds_alternative<StartRun>(next_action(t, policy, facts))) picked.push_back(&e);
+    }
+    return in_next_order(std::move(picked));
+}
+
+const CatalogEntry* Catalog::next_for_agent(const Policy& policy, const NextFilter& filter) const {
+    const auto all = ready(policy, filter);
+    return all.empty() ? nullptr : all.front();
+}
+
+std::vector<const CatalogEntry*> Catalog::awaiting_human(std::span<const Awaiting> types,
+                                                         const NextFilter& filter) const {
+    std::vector<const CatalogEntry*> picked;
+    for (const auto& e : entries_) {
+        const Ticket& t = e.ticket;
+        if (!t.awaiting) continue;
+        if (!types.empty() && std::find(types.begin(), types.end(), *t.awaiting) == types.end())
+            continue;
+        if (!matches(e, filter)) continue;
+        picked.push_back(&e);
+    }
+    return in_next_order(std::move(picked));
+}
+
+const CatalogEntry* Catalog::next_for_human(std::span<const Awaiting> types,
+                                            const NextFilter& filter) const {
+    const auto all = awaiting_human(types, filter);
+    return all.empty() ? nullptr : all.front();
+}
+
+std::optional<std::string> Catalog::blocked_by_error(std::string_view ticket_id,
+                                                     std::span<const std::string> blockers) const {
+    for (const auto& id : blockers) {
+        if (!is_valid_ticket_id(id))
+            return "blocked_by: \"" + id + "\" is not a ticket id (expected PREFIX-N)";
+        if (id == ticket_id) return "blocked_by: " + id + " cannot block itself";
+        if (!find(id)) return "blocked_by: no ticket " + id + " on this board";
+    }
+    // A cycle through the new edges must come back to ticket_id: search from each blocker
+    // along the existing blocked_by edges, remembering the way back to name the cycle.
+    for (const auto& start : blockers) {
+        std::unordered_map<std::string_view, std::string_view> came_from;
+        std::vector<std::string_view> stack{start};
+        came_from.emplace(start, ticket_id);
+        while (!stack.empty()) {
+            const std::string_view at = stack.back();
+            stack.pop_back();
+            const CatalogEntry* e = find(at);
+            if (!e) continue;
+            for (const auto& next : e->ticket.blocked_by) {
+                if (next == ticket_id) {
+                    std::vector<std::string_view> path{ticket_id};
+                    for (std::string_view step = at; step != ticket_id; step = came_from[step])
+                        path.insert(path.begin() + 1, step);
+                    path.push_back(ticket_id);
+                    std::string named;
+                    for (std::size_t i = 0; i < path.size(); ++i) {
+                        if (i > 0) named += " → ";
+                        named += path[i];
+                    }
+                    return "blocked_by: " + named + " would be a cycle (each waits for the next)";
+                }
+                if (came_from.emplace(next, at).second) stack.push_back(next);
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> Catalog::parent_error(std::string_view ticket_id,
+                                                 std::string_view parent) const {
+    if (parent.empty()) return std::nullopt;
+    const std::string named{parent};
+    if (!is_valid_ticket_id(parent))
+        return "parent: \"" + named + "\" is not a ticket id (expected PREFIX-N)";
+    if (parent == ticket_id) return "parent: " + named + " cannot be its own parent";
+    const CatalogEntry* epic = find(parent);
+    if (!epic) return "parent: no ticket " + named + " on this board";
+    if (epic->ticket.type != TicketType::epic)
+        return "parent: " + named + " is a " + std::string{to_string(epic->ticket.type)} +
+               ", not an epic";
+    return std::nullopt;
+}
+
+}  // namespace board

@@ -1,0 +1,228 @@
+#include "catalog/index_file.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <vector>
+
+namespace board::catalog_index {
+namespace {
+
+void append_escaped(std::string& out, std::string_view text) {
+    for (const char c : text) {
+        switch (c) {
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case ',':
+                out += "\\,";
+                break;
+            default:
+                out += c;
+        }
+    }
+}
+
+/// Splits `text` at unescaped `separator`s and unescapes each piece. nullopt on a dangling
+/// or unknown escape.
+std::optional<std::vector<std::string>> split_unescaped(std::string_view text, char separator) {
+    std::vector<std::string> pieces;
+    if (text.empty()) return pieces;
+    std::string piece;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == separator) {
+            pieces.push_back(std::move(piece));
+            piece.clear();
+            continue;
+        }
+        if (c != '\\') {
+            piece += c;
+            continue;
+        }
+        if (++i == text.size()) return std::nullopt;
+        switch (text[i]) {
+            case '\\':
+                piece += '\\';
+                break;
+            case 't':
+                piece += '\t';
+                break;
+            case 'n':
+                piece += '\n';
+                break;
+            case 'r':
+                piece += '\r';
+                break;
+            case ',':
+                piece += ',';
+                break;
+            default:
+                return std::nullopt;
+        }
+    }
+    pieces.push_back(std::move(piece));
+    return pieces;
+}
+
+std::optional<std::string> unescape(std::string_view text) {
+    if (text.find('\\') == std::string_view::npos) return std::string{text};
+    auto pieces = split_unescaped(text, '\0');
+    if (!pieces || pieces->size() != 1) return std::nullopt;
+    return std::move(pieces->front());
+}
+
+template <class Number>
+bool read_number(std::string_view text, Number& out) {
+    const auto* end = text.data() + text.size();
+    const auto result = std::from_chars(text.data(), end, out);
+    return result.ec == std::errc{} && result.ptr == end;
+}
+
+template <class Enum>
+bool read_enum(std::string_view text, Enum& out) {
+    const auto value = parse<Enum>(text);
+    if (value) out = *value;
+    return value.has_value();
+}
+
+template <class Enum>
+bool read_optional_enum(std::string_view text, std::optional<Enum>& out) {
+    if (text.empty()) {
+        out.reset();
+        return true;
+    }
+    Enum value{};
+    if (!read_enum(text, value)) return false;
+    out = value;
+    return true;
+}
+
+void append_list(std::string& out, const std::vector<std::string>& items) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) out += ',';
+        append_escaped(out, items[i]);
+    }
+}
+
+template <class Enum>
+std::string_view optional_name(const std::optional<Enum>& value) {
+    return value ? to_string(*value) : std::string_view{};
+}
+
+constexpr std::size_t field_count = 30;
+
+}  // namespace
+
+void append_line(std::string& out, const IndexLine& line) {
+    const Ticket& t = line.entry.ticket;
+    out += t.id;  // a valid id never needs escaping
+    fmt::format_to(std::back_inserter(out),
+                   "\t{}\t{}\t{}\t{}\t",
+                   line.log.inode,
+                   line.log.size,
+                   line.log.mtime_ns,
+                   t.seq);
+    append_escaped(out, t.title);
+    fmt::format_to(std::back_inserter(out), "\t{}\t{}\t", to_string(t.type), t.priority);
+    append_list(out, t.labels);
+    out += '\t';
+    append_escaped(out, t.parent);
+    out += '\t';
+    append_list(out, t.blocked_by);
+    fmt::format_to(std::back_inserter(out),
+                   "\t{}\t{}\t{}\t{}\t{}\t",
+                   to_string(t.status),
+                   optional_name(t.resolution),
+                   optional_name(t.awaiting),
+                   to_string(t.handoff),
+                   optional_name(t.requires_));
+    if (t.run) {
+        append_escaped(out, t.run->id);
+        fmt::format_to(
+            std::back_inserter(out), "\t{}\t{}", to_string(t.run->phase), t.run->started_at);
+    } else {
+        out += "\t\t";
+    }
+    fmt::format_to(std::back_inserter(out),
+                   "\t{}\t{}\t{}\t",
+                   t.phase_attempts,
+                   t.phase_iterations,
+                   t.phase_started_at);
+    if (t.last_failure_at) fmt::format_to(std::back_inserter(out), "{}", *t.last_failure_at);
+    fmt::format_to(std::back_inserter(out),
+                   "\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+                   t.cost_usd,
+                   t.runs_total,
+                   t.created_at,
+                   t.updated_at,
+                   line.entry.questions_pending,
+                   line.entry.questions_total,
+                   line.entry.notes);
+}
+
+std::optional<IndexLine> parse_line(std::string_view text) {
+    std::array<std::string_view, field_count> f;
+    std::size_t n = 0;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t tab = text.find('\t', start);
+        if (n == field_count) return std::nullopt;
+        f[n++] = text.substr(start, tab == std::string_view::npos ? tab : tab - start);
+        if (tab == std::string_view::npos) break;
+        start = tab + 1;
+    }
+    if (n != field_count) return std::nullopt;
+
+    IndexLine line;
+    Ticket& t = line.entry.ticket;
+    t.id = std::string{f[0]};
+    if (!is_valid_ticket_id(t.id)) return std::nullopt;
+    bool ok =
+        read_number(f[1], line.log.inode) && read_number(f[2], line.log.size) &&
+        read_number(f[3], line.log.mtime_ns) && read_number(f[4], t.seq) &&
+        read_enum(f[6], t.type) && read_number(f[7], t.priority) && read_enum(f[11], t.status) &&
+        read_optional_enum(f[12], t.resolution) && read_optional_enum(f[13], t.awaiting) &&
+        read_enum(f[14], t.handoff) && read_optional_enum(f[15], t.requires_) &&
+        read_number(f[19], t.phase_attempts) && read_number(f[20], t.phase_iterations) &&
+        read_number(f[21], t.phase_started_at) && read_number(f[23], t.cost_usd) &&
+        read_number(f[24], t.runs_total) && read_number(f[25], t.created_at) &&
+        read_number(f[26], t.updated_at) && read_number(f[27], line.entry.questions_pending) &&
+        read_number(f[28], line.entry.questions_total) && read_number(f[29], line.entry.notes);
+    if (!ok) return std::nullopt;
+    auto title = unescape(f[5]);
+    auto labels = split_unescaped(f[8], ',');
+    auto parent = unescape(f[9]);
+    auto blocked_by = split_unescaped(f[10], ',');
+    if (!title || !labels || !parent || !blocked_by) return std::nullopt;
+    t.title = std::move(*title);
+    t.labels = std::move(*labels);
+    t.parent = std::move(*parent);
+    t.blocked_by = std::move(*blocked_by);
+    if (!f[16].empty()) {
+        auto run_id = unescape(f[16]);
+        Run run;
+        if (!run_id || !read_enum(f[17], run.phase) || !read_number(f[18], run.started_at))
+            return std::nullopt;
+        run.id = std::move(*run_id);
+        t.run = std::move(run);
+    }
+    if (!f[22].empty()) {
+        UnixMillis at = 0;
+        if (!read_number(f[22], at)) return std::nullopt;
+        t.last_failure_at = at;
+    }
+    return line;
+}
+
+}  // namespace board::catalog_index

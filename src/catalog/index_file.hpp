@@ -1,0 +1,45 @@
+#pragma once
+// `tickets/.index`: the board-wide cache of catalog entries (see include/board/catalog.hpp).
+//
+// Format, version 1: a first line `board-index 1`, then one line per ticket, fields separated
+// by tabs, in this order:
+//   id, log inode, log size, log mtime (ns), seq, title, type, priority, labels, parent,
+//   blocked_by, status, resolution, awaiting, handoff, requires, run id, run phase,
+//   run started_at, phase_attempts, phase_iterations, phase_started_at, last_failure_at,
+//   cost_usd, runs_total, created_at, updated_at, questions_pending, questions_total, notes
+// Enums use their wire spellings, absent optionals are empty, lists are joined with `,`;
+// inside a field `\`, tab, newline, CR and `,` are written `\\`, `\t`, `\n`, `\r`, `\,`.
+// A line that does not parse is ignored (its ticket is rebuilt from the log).
+
+#include <board/catalog.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace board::catalog_index {
+
+inline constexpr std::string_view header = "board-index 1\n";
+
+/// The identity of a log file when its index line was made. An append changes the size; a
+/// replaced file changes the inode; an edit in place changes the mtime.
+struct LogIdentity {
+    std::uint64_t inode = 0;
+    std::uint64_t size = 0;
+    std::int64_t mtime_ns = 0;
+    friend bool operator==(const LogIdentity&, const LogIdentity&) = default;
+};
+
+struct IndexLine {
+    LogIdentity log;
+    CatalogEntry entry;
+};
+
+/// Appends one line (with its `\n`) for `line` to `out`.
+void append_line(std::string& out, const IndexLine& line);
+
+/// Parses one line (without its `\n`); nullopt if it is malformed in any way.
+std::optional<IndexLine> parse_line(std::string_view text);
+
+}  // namespace board::catalog_index
