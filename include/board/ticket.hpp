@@ -167,7 +167,8 @@ struct Ticket {
     UnixMillis phase_started_at = 0;
     std::optional<UnixMillis> last_failure_at;  ///< for retry backoff
     std::optional<Run> run;
-    std::string last_session;  ///< the agent's own session id from its last run
+    UnixMillis last_run_ended_at = 0;  ///< when the last run finished or was interrupted
+    std::string last_session;          ///< the agent's own session id from its last run
     double cost_usd = 0.0;
     int runs_total = 0;
 

@@ -288,6 +288,7 @@ Ticket full_ticket() {
                            .max_cost_usd = 0.0,
                            .review_agent = false}};
     t.last_session = "sess-9";
+    t.last_run_ended_at = 1'700'000'123'000;
     t.cost_usd = 1.1 + 2.2;  // 3.3000000000000003
     t.runs_total = 11;
     t.created_at = t0 - 100;
@@ -845,6 +846,7 @@ TEST_CASE("codec: ticket fields have the names and order of state-machine.md §2
                                                  "phase_started_at",
                                                  "last_failure_at",
                                                  "run",
+                                                 "last_run_ended_at",
                                                  "last_session",
                                                  "cost_usd",
                                                  "runs_total",

@@ -164,6 +164,7 @@ Outcome apply(Ticket& t, const Event& e, const RunFinished& r) {
     }
     const Run run = *t.run;
     t.run.reset();
+    t.last_run_ended_at = e.at;
     t.cost_usd += r.cost_usd;
     if (!r.session.empty()) t.last_session = r.session;
     const std::string_view phase = to_string(run.phase);
@@ -174,8 +175,26 @@ Outcome apply(Ticket& t, const Event& e, const RunFinished& r) {
     // kept as a note, but its outcome no longer applies to where the ticket is. A ticket that
     // left the phase and came back (move and start, cancel and reopen) re-entered it after
     // the run started.
-    const bool moved_on =
-        t.status != run.phase || t.awaiting || t.phase_started_at > run.started_at;
+    // A blocking question the agent asked during this run holds the ticket: its answer is
+    // what the phase needs next, so the phase runs again once it is answered.
+    const bool asked_in_run =
+        t.awaiting && t.handoff == Handoff::question &&
+        std::any_of(t.questions.begin(), t.questions.end(), [&](const Question& q) {
+            return q.status == QuestionStatus::pending && q.kind != QuestionKind::non_blocking &&
+                   q.asked_at >= run.started_at;
+        });
+    const bool moved_on = t.status != run.phase || (t.awaiting && !asked_in_run) ||
+                          t.phase_started_at > run.started_at;
+    if (asked_in_run && !moved_on) {
+        ops::add_system_note(t,
+                             cat({phase,
+                                  " run ",
+                                  r.run,
+                                  " asked a blocking question: the ticket waits for the answer, "
+                                  "then the phase runs again"}),
+                             e.at);
+        return std::nullopt;
+    }
     if (moved_on) {
         ops::add_system_note(t,
                              cat({phase,
@@ -222,6 +241,7 @@ Outcome apply(Ticket& t, const Event& e, const RunInterrupted& r) {
                               r.reason}),
                          e.at);
     t.run.reset();
+    t.last_run_ended_at = e.at;
     return std::nullopt;
 }
 

@@ -229,3 +229,36 @@ TEST_CASE("approving a request for input needs the answer", "[reducer][verdict]"
     log.refused(VerdictGiven{Verdict::approved, ""}, human(), RejectReason::feedback_required);
     CHECK_FALSE(log.must(VerdictGiven{Verdict::approved, "Yes, keep it documented"}).awaiting);
 }
+
+TEST_CASE("a blocking question asked during a run holds the ticket over the run's signal",
+          "[reducer][question]") {
+    const Signal signal = GENERATE(Signal::complete, Signal::checkpoint);
+    Log log{ticket_in(Status::research)};
+    log.must(RunStarted{"r1", Status::research, 1, 1, {}}, system_actor());
+    log.must(ask(QuestionKind::blocking), agent());
+    RunFinished done = signalled(signal, "done, but see my question");
+    done.run = "r1";
+    const Ticket& t = log.must(done, system_actor());
+    CHECK(t.status == Status::research);
+    CHECK(t.awaiting == Awaiting::input);
+    CHECK(t.handoff == Handoff::question);
+    CHECK_FALSE(t.run);
+    CHECK(t.notes.back().text ==
+          "research run r1 asked a blocking question: the ticket waits "
+          "for the answer, then the phase runs again");
+
+    const Ticket& answered = log.must(QuestionAnswered{"q1", "sqlite", ""});
+    CHECK_FALSE(answered.awaiting);
+    CHECK(std::holds_alternative<StartRun>(next_action(answered, Policy{})));
+}
+
+TEST_CASE("a non-blocking question asked during a run does not hold it", "[reducer][question]") {
+    Log log{ticket_in(Status::research)};
+    log.must(RunStarted{"r1", Status::research, 1, 1, {}}, system_actor());
+    log.must(ask(QuestionKind::non_blocking), agent());
+    RunFinished done = signalled(Signal::checkpoint, "step one");
+    done.run = "r1";
+    const Ticket& t = log.must(done, system_actor());
+    CHECK(t.awaiting == Awaiting::checkpoint);
+    CHECK(t.handoff == Handoff::signal);
+}

@@ -236,6 +236,7 @@ TEST_CASE("a spent budget escalates, and cost and runs accumulate", "[reducer][b
     const Ticket& t = log.run(Status::research, cheap, policy);
     CHECK(t.cost_usd == Approx(1.2));
     CHECK(t.runs_total == 2);
+    CHECK(t.last_run_ended_at == t.updated_at);  // the feedback of the next prompt starts here
     CHECK(t.last_session == "sess-1");
     CHECK(t.awaiting == Awaiting::escalation);
     CHECK(has_note_containing(t, "budget exhausted"));
