@@ -103,6 +103,8 @@ public:
     /// What next_action() needs of the rest of the board for `ticket`. A `blocked_by` id
     /// that is not on the board counts as not done: nothing runs past a blocker nobody can see.
     BoardFacts facts_for(const Ticket& ticket) const;
+    /// Every `blocked_by` ticket is done (one not on the board is not).
+    bool blockers_done(const Ticket& ticket) const;
 
     /// Tickets matching `filter`, in `next` order (comes_before).
     std::vector<const CatalogEntry*> list(const ListFilter& filter) const;

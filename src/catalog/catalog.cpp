@@ -95,20 +95,23 @@ EpicState Catalog::epic_state(const Ticket& ticket) const {
 }
 
 BoardFacts Catalog::facts_for(const Ticket& ticket) const {
-    // The column counts are the same for every ticket: computed once per call is fine at
-    // 10,000 tickets only if callers do not loop over it, so ready() computes them itself.
+    // O(board): fine for one ticket; ready() counts the columns once for all of them.
     BoardFacts facts;
     for (const auto& e : entries_) {
         const auto column = static_cast<std::size_t>(e.ticket.status);
         ++facts.in_status[column];
         if (e.ticket.run) ++facts.runs_in_status[static_cast<std::size_t>(e.ticket.run->phase)];
     }
-    facts.blockers_done =
-        std::all_of(ticket.blocked_by.begin(), ticket.blocked_by.end(), [&](const std::string& id) {
+    facts.blockers_done = blockers_done(ticket);
+    return facts;
+}
+
+bool Catalog::blockers_done(const Ticket& ticket) const {
+    return std::all_of(
+        ticket.blocked_by.begin(), ticket.blocked_by.end(), [&](const std::string& id) {
             const CatalogEntry* blocker = find(id);
             return blocker && shown_status(blocker->ticket) == Status::done;
         });
-    return facts;
 }
 
 bool Catalog::matches(const CatalogEntry& entry, const NextFilter& filter) const {
@@ -177,11 +180,7 @@ std::vector<const CatalogEntry*> Catalog::ready(const Policy& policy,
         if (t.status == Status::done || t.awaiting || t.run || t.type == TicketType::epic) continue;
         if (!matches(e, filter)) continue;
         BoardFacts facts = board_facts;
-        facts.blockers_done =
-            std::all_of(t.blocked_by.begin(), t.blocked_by.end(), [&](const std::string& id) {
-                const CatalogEntry* blocker = find(id);
-                return blocker && shown_status(blocker->ticket) == Status::done;
-            });
+        facts.blockers_done = blockers_done(t);
         if (std::holds_alternative<StartRun>(next_action(t, policy, facts))) picked.push_back(&e);
     }
     return in_next_order(std::move(picked));

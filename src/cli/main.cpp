@@ -1,8 +1,10 @@
-// `board`: the command line for people and scripts (spec/cli.md). This first cut reads the
-// board: `show`, `log`, `replay`, `verify`. Exit codes: 0 done, 1 refused or unknown id, 2 usage, 3
-// storage.
+// `board`: the command line for people and scripts (spec/cli.md). This file parses the
+// command line and prints; the commands live in commands.hpp and write_commands.hpp. Exit
+// codes: 0 done, 1 refused, unknown id or nothing next, 2 usage, 3 storage.
 
+#include "cli/commands.hpp"
 #include "cli/history.hpp"
+#include "cli/render.hpp"
 #include "cli/verify.hpp"
 #include "cli/write_commands.hpp"
 
@@ -18,6 +20,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <variant>
 
 namespace fs = std::filesystem;
 
@@ -32,7 +35,8 @@ struct Options {
 };
 
 int report(const board::cli::CommandOutcome& outcome) {
-    std::cout << outcome.output;
+    std::cout << outcome.output << std::flush;
+    for (const auto& warning : outcome.warnings) std::cerr << "board: warning: " << warning << '\n';
     if (!outcome.message.empty()) std::cerr << "board: " << outcome.message << '\n';
     return outcome.exit_code;
 }
@@ -236,6 +240,76 @@ int run_verify(const Options& options, const std::vector<std::string>& requested
     return all_hold ? 0 : static_cast<int>(ExitCode::storage);
 }
 
+/// `--board`, `--as`, `--json` on every command, so they may come after the command name.
+void add_common(CLI::App* sub, Options& options) {
+    sub->add_option("--board",
+                    options.board_dir,
+                    "the board folder (default: $BOARD_DIR, else the nearest board.yaml)");
+    sub->add_option("--as", options.as, "who a human event is by (default: $USER)");
+    sub->add_flag("--json", options.json, "machine output on stdout; messages stay on stderr");
+}
+
+/// The context of a command that needs a board, or the exit code of why not.
+std::variant<board::cli::Context, int> context_for(const Options& options,
+                                                   std::string_view command) {
+    const auto board_dir = find_board(options);
+    if (!board_dir)
+        return fail(
+            ExitCode::usage,
+            command,
+            "no board here (no board.yaml above this folder); use --board DIR or board init");
+    if (!options.as.empty() && !board::cli::is_valid_actor_name(options.as))
+        return fail(
+            ExitCode::usage,
+            command,
+            fmt::format("--as \"{}\": a name is one word of printable characters", options.as));
+    board::cli::Context ctx;
+    ctx.board = *board_dir;
+    ctx.by = board::cli::invoking_actor(options.as);
+    ctx.json = options.json;
+    ctx.colour = !options.json && board::cli::stdout_wants_colour();
+    return ctx;
+}
+
+/// `--awaiting` takes an optional list of types. A value that is not one (a ticket id, a
+/// typo) must not be swallowed silently, as `tk` did: `next` reads an id as its EPIC
+/// argument; anything else is a usage error naming the value.
+struct AwaitingArg {
+    bool given = false;
+    std::vector<board::Awaiting> types;
+};
+
+std::variant<AwaitingArg, int> awaiting_arg(const CLI::Option* option,
+                                            const std::string& text,
+                                            std::string_view command,
+                                            std::string* epic) {
+    AwaitingArg arg;
+    arg.given = option->count() > 0;
+    if (!arg.given || text.empty()) return arg;
+    if (auto types = board::cli::parse_awaiting_list(text)) {
+        arg.types = std::move(*types);
+        return arg;
+    }
+    if (epic && epic->empty() && board::is_valid_ticket_id(text)) {
+        *epic = text;
+        return arg;
+    }
+    return fail(ExitCode::usage,
+                command,
+                fmt::format("--awaiting \"{}\": expected awaiting types separated by commas (work, "
+                            "approval, input, review, content, escalation, checkpoint)",
+                            text));
+}
+
+std::string join_lines(std::initializer_list<std::string_view> lines) {
+    std::string out;
+    for (const auto line : lines) {
+        out += line;
+        out += '\n';
+    }
+    return out;
+}
+
 int run(int argc, char** argv) {
     CLI::App app{"board: a kanban board that AI agents and humans share"};
     app.require_subcommand(1);
@@ -243,8 +317,13 @@ int run(int argc, char** argv) {
     app.add_option("--board",
                    options.board_dir,
                    "the board folder (default: $BOARD_DIR, else the nearest board.yaml)");
+    app.add_option("--as", options.as, "who a human event is by (default: $USER)");
     app.add_flag("--json", options.json, "machine output on stdout");
     app.set_version_flag("--version", "board 0.1.0");
+    app.footer(join_lines(
+        {"",
+         "Exit codes: 0 done, 1 refused (or unknown id, or nothing next), 2 usage, 3 storage.",
+         "Run `board COMMAND --help` for a command's flags and examples."}));
 
     std::string id;
     std::int64_t until = 0;
@@ -293,13 +372,179 @@ int run(int argc, char** argv) {
         create->add_flag("--manual", request.manual, "deprecated: same as --awaiting work");
     create->footer(
         "Examples:\n  board create \"Retry uploads\" -t feature -p 1 -l backend\n"
+        "  board create \"Checkout v2\" -t epic\n"
+        "  board create \"Pay with cards\" --parent PROJ-7 --blocked-by PROJ-8 --requires review\n"
         "  board create \"Rotate the keys\" --awaiting work   # a human does it");
 
-    for (auto* sub : {log, replay, show, verify, create}) {
-        sub->add_option("--board", options.board_dir, "the board folder");
-        sub->add_flag("--json", options.json, "machine output on stdout");
-    }
-    create->add_option("--as", options.as, "who the event is by (default: $USER)");
+    // list
+    std::string list_status, list_awaiting, list_labels;
+    board::ListFilter list_filter;
+    auto* list = app.add_subcommand(
+        "list", "tickets in `next` order (done ones only with --all or --status done)");
+    list->add_option("-s,--status", list_status, "only these columns, comma-separated");
+    auto* list_awaiting_opt =
+        list->add_option("-a,--awaiting",
+                         list_awaiting,
+                         "only tickets awaiting a human (optionally of these types)")
+            ->expected(0, 1);
+    list->add_option("--parent", list_filter.parent, "only the children of this epic");
+    list->add_flag("--standalone", list_filter.standalone, "only tickets without an epic");
+    list->add_flag("--orphan", list_filter.orphan, "only tickets whose epic is done");
+    list->add_option("-l,--label", list_labels, "only tickets with all these labels");
+    list->add_flag("--all", list_filter.all, "include done tickets");
+    list->footer(
+        join_lines({"Examples:",
+                    "  board list",
+                    "  board list --awaiting              # everything a human must look at",
+                    "  board list --awaiting review,approval --json",
+                    "  board list --status implementing,review -l backend",
+                    "  board list --parent PROJ-7 --all"}));
+
+    // next
+    std::string next_epic, next_awaiting;
+    board::NextFilter next_filter;
+    auto* next = app.add_subcommand(
+        "next", "the ticket the agent takes next, or with --awaiting the next one for a human");
+    next->add_option("EPIC", next_epic, "only this epic's children");
+    auto* next_awaiting_opt =
+        next->add_option("-a,--awaiting",
+                         next_awaiting,
+                         "the human side: tickets awaiting a human (optionally of these types)")
+            ->expected(0, 1);
+    next->add_flag("--standalone", next_filter.standalone, "only tickets without an epic");
+    next->add_flag("--orphan", next_filter.orphan, "only tickets whose epic is done");
+    next->footer(join_lines({"Exit code 1 (and `null` with --json) when there is nothing.",
+                             "Examples:",
+                             "  board next",
+                             "  board next PROJ-7 --json          # within the epic PROJ-7",
+                             "  board next --awaiting             # what should I look at?",
+                             "  board next --awaiting input,escalation"}));
+
+    // ready
+    auto* ready =
+        app.add_subcommand("ready", "every ticket the agent could take now, in `next` order");
+    std::string ready_epic;
+    board::NextFilter ready_filter;
+    ready->add_option("EPIC", ready_epic, "only this epic's children");
+    ready->add_flag("--standalone", ready_filter.standalone, "only tickets without an epic");
+    ready->add_flag("--orphan", ready_filter.orphan, "only tickets whose epic is done");
+    ready->footer("Examples:\n  board ready\n  board ready --json | jq -r '.[].id'");
+
+    // verdicts
+    std::string text;
+    auto* approve = app.add_subcommand(
+        "approve",
+        "the human verdict yes: passes a gate, accepts work or answers a request for input");
+    approve->add_option("ID", id, "ticket id")->required();
+    approve->add_option("NOTE", text, "a note for the agent (the answer, for awaiting input)");
+    approve->footer(
+        join_lines({"Examples:",
+                    "  board approve PROJ-4",
+                    "  board approve PROJ-4 \"Ship it; watch the error rate\"",
+                    "  board approve PROJ-9 \"Use Postgres\"      # answers awaiting input"}));
+    auto* reject = app.add_subcommand(
+        "reject", "the human verdict no, with the feedback the agent needs (required)");
+    reject->add_option("ID", id, "ticket id")->required();
+    reject->add_option("FEEDBACK", text, "what to change; an agent cannot act on a bare no")
+        ->required();
+    reject->footer("Example:\n  board reject PROJ-4 \"Use the existing retry helper\"");
+
+    std::string from = "agent";
+    auto* note =
+        app.add_subcommand("note", "add a note to a ticket (the agent's by default, as in tk)");
+    note->add_option("ID", id, "ticket id")->required();
+    note->add_option("TEXT", text, "the note")->required();
+    note->add_option("--from", from, "human or agent (default agent)")
+        ->check(CLI::IsMember({"human", "agent"}));
+    note->footer(
+        "Examples:\n  board note PROJ-4 \"Tried the retry helper; flaky on CI\"\n"
+        "  board note PROJ-4 \"Customer confirmed the fix\" --from human");
+
+    std::string qid, value;
+    auto* answer = app.add_subcommand("answer", "answer an agent's question (ids like PROJ-12.q1)");
+    answer->add_option("QID", qid, "question id, e.g. PROJ-12.q1 (see board questions)")
+        ->required();
+    answer
+        ->add_option(
+            "VALUE", value, "text; an option id, value or label; true/false; approve/reject")
+        ->required();
+    answer->add_option("--note", text, "a note for the agent with the answer");
+    answer->footer(
+        "Examples:\n  board questions --pending\n  board answer PROJ-12.q1 postgres\n"
+        "  board answer PROJ-12.q2 true --note \"only on staging\"");
+    bool pending_only = false;
+    auto* questions =
+        app.add_subcommand("questions", "agent questions on the board, answered or not");
+    questions->add_flag("--pending", pending_only, "only those still waiting for an answer");
+    questions->footer(
+        "Examples:\n  board questions --pending\n  board questions --json | jq '.[] | "
+        "select(.status==\"pending\")'");
+
+    // update
+    board::cli::UpdateRequest update_request;
+    std::string update_title, update_description, update_labels, update_parent, update_blocked,
+        update_requires, update_awaiting;
+    int update_priority = 0;
+    auto* update = app.add_subcommand(
+        "update", "edit a ticket's fields; --awaiting none releases it to the agent");
+    update->add_option("ID", id, "ticket id")->required();
+    auto* u_title = update->add_option("--title", update_title, "new title");
+    auto* u_description =
+        update->add_option("-d,--description", update_description, "new description");
+    auto* u_priority =
+        update->add_option("-p,--priority", update_priority, "0 critical … 4 backlog");
+    auto* u_labels = update->add_option(
+        "-l,--labels", update_labels, "replace the labels (comma-separated; \"\" clears)");
+    auto* u_parent = update->add_option("--parent", update_parent, "the epic (\"\" clears)");
+    auto* u_blocked = update->add_option(
+        "--blocked-by", update_blocked, "replace the blockers (comma-separated; \"\" clears)");
+    auto* u_requires = update->add_option(
+        "--requires", update_requires, "final gate: approval, review, content or none");
+    auto* u_awaiting =
+        update->add_option("--awaiting", update_awaiting, "hand to a human (work, ...) or none");
+    update->footer(join_lines({"Examples:",
+                               "  board update PROJ-4 -p 0 -l backend,urgent",
+                               "  board update PROJ-4 --blocked-by PROJ-2,PROJ-3",
+                               "  board update PROJ-4 --requires review",
+                               "  board update PROJ-4 --awaiting work     # I will do it myself",
+                               "  board update PROJ-4 --awaiting none     # back to the agent"}));
+
+    // moves
+    auto* start =
+        app.add_subcommand("start", "start a ticket by hand: backlog → research, ready → planning");
+    start->add_option("ID", id, "ticket id")->required();
+    start->footer("Example:\n  board start PROJ-4");
+    std::string status, reason;
+    auto* move =
+        app.add_subcommand("move", "move a ticket back to an earlier column, with a reason");
+    move->add_option("ID", id, "ticket id")->required();
+    move->add_option("STATUS", status, "backlog, research, ready, planning or implementing")
+        ->required();
+    move->add_option("--reason", reason, "why (required)")->required();
+    move->footer(
+        "Example:\n  board move PROJ-4 planning --reason \"the plan missed the migration\"");
+    auto* cancel =
+        app.add_subcommand("cancel", "close a ticket as won't do (cancels pending questions)");
+    cancel->add_option("ID", id, "ticket id")->required();
+    cancel->add_option("REASON", reason, "why");
+    cancel->footer("Example:\n  board cancel PROJ-4 \"superseded by PROJ-9\"");
+    auto* reopen = app.add_subcommand("reopen", "reopen a done ticket into backlog");
+    reopen->add_option("ID", id, "ticket id")->required();
+    reopen->add_option("REASON", reason, "why");
+    reopen->footer("Example:\n  board reopen PROJ-4 \"the bug is back on Safari\"");
+    std::int64_t at_seq = 0;
+    auto* fork = app.add_subcommand(
+        "fork", "a new ticket whose log is a copy of the first SEQ events of ID");
+    fork->add_option("ID", id, "ticket id")->required();
+    fork->add_option("--at", at_seq, "how many events to copy")->required();
+    fork->footer(
+        "Example:\n  board replay PROJ-4 --diff      # find the seq to go back to\n"
+        "  board fork PROJ-4 --at 12        # rerun planning differently; PROJ-4 is untouched");
+
+    for (auto* sub :
+         {log,    replay, show,   verify,    create, init,  list, next,   ready,  approve,
+          reject, note,   answer, questions, update, start, move, cancel, reopen, fork})
+        add_common(sub, options);
 
     try {
         app.parse(argc, argv);
@@ -313,19 +558,77 @@ int run(int argc, char** argv) {
             std::cerr << "board: warning: --manual is deprecated; use --awaiting work\n";
         request.labels = split_list(labels);
         request.blocked_by = split_list(blocked_by);
-        const auto board_dir = find_board(options);
-        if (!board_dir)
-            return fail(
-                ExitCode::usage,
-                "create",
-                "no board here (no board.yaml above this folder); use --board DIR or board init");
-        return report(board::cli::create_ticket(
-            *board_dir, request, board::cli::invoking_actor(options.as), options.json));
+        auto ctx = context_for(options, "create");
+        if (const int* code = std::get_if<int>(&ctx)) return *code;
+        const auto& c = std::get<board::cli::Context>(ctx);
+        return report(board::cli::create_ticket(c.board, request, c.by, options.json));
     }
     if (log->parsed()) return run_log(options, id);
     if (show->parsed()) return run_show(options, id);
     if (verify->parsed()) return run_verify(options, verify_ids);
-    return run_replay(options, id, until, diff);
+    if (replay->parsed()) return run_replay(options, id, until, diff);
+
+    // Everything below works on a board.
+    const CLI::App* chosen = app.get_subcommands().front();
+    auto found = context_for(options, chosen->get_name());
+    if (const int* code = std::get_if<int>(&found)) return *code;
+    const auto& ctx = std::get<board::cli::Context>(found);
+    namespace cli = board::cli;
+
+    if (list->parsed()) {
+        if (!list_status.empty()) {
+            auto statuses = cli::parse_status_list(list_status);
+            if (!statuses)
+                return fail(
+                    ExitCode::usage,
+                    "list",
+                    fmt::format("--status \"{}\": expected columns separated by commas (backlog, "
+                                "research, ready, planning, implementing, review, done)",
+                                list_status));
+            list_filter.statuses = std::move(*statuses);
+        }
+        auto awaiting = awaiting_arg(list_awaiting_opt, list_awaiting, "list", nullptr);
+        if (const int* code = std::get_if<int>(&awaiting)) return *code;
+        list_filter.awaiting_any = std::get<AwaitingArg>(awaiting).given;
+        list_filter.awaiting = std::get<AwaitingArg>(awaiting).types;
+        list_filter.labels = split_list(list_labels);
+        return report(cli::list_tickets(ctx, list_filter));
+    }
+    if (next->parsed()) {
+        cli::NextRequest next_request;
+        auto awaiting = awaiting_arg(next_awaiting_opt, next_awaiting, "next", &next_epic);
+        if (const int* code = std::get_if<int>(&awaiting)) return *code;
+        next_request.human = std::get<AwaitingArg>(awaiting).given;
+        next_request.types = std::get<AwaitingArg>(awaiting).types;
+        next_request.filter = next_filter;
+        next_request.filter.epic = next_epic;
+        return report(cli::next_ticket(ctx, next_request));
+    }
+    if (ready->parsed()) {
+        ready_filter.epic = ready_epic;
+        return report(cli::ready_tickets(ctx, ready_filter));
+    }
+    if (approve->parsed()) return report(cli::approve(ctx, id, text));
+    if (reject->parsed()) return report(cli::reject(ctx, id, text));
+    if (note->parsed()) return report(cli::add_note(ctx, id, text, from == "human"));
+    if (answer->parsed()) return report(cli::answer(ctx, qid, value, text));
+    if (questions->parsed()) return report(cli::list_questions(ctx, pending_only));
+    if (update->parsed()) {
+        if (u_title->count()) update_request.title = update_title;
+        if (u_description->count()) update_request.description = update_description;
+        if (u_priority->count()) update_request.priority = update_priority;
+        if (u_labels->count()) update_request.labels = split_list(update_labels);
+        if (u_parent->count()) update_request.parent = update_parent;
+        if (u_blocked->count()) update_request.blocked_by = split_list(update_blocked);
+        if (u_requires->count()) update_request.requires_ = update_requires;
+        if (u_awaiting->count()) update_request.awaiting = update_awaiting;
+        return report(cli::update(ctx, id, update_request));
+    }
+    if (start->parsed()) return report(cli::start(ctx, id));
+    if (move->parsed()) return report(cli::move(ctx, id, status, reason));
+    if (cancel->parsed()) return report(cli::cancel(ctx, id, reason));
+    if (reopen->parsed()) return report(cli::reopen(ctx, id, reason));
+    return report(cli::fork(ctx, id, at_seq));
 }
 
 }  // namespace

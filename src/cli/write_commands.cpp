@@ -2,6 +2,7 @@
 
 #include <board/board_config.hpp>
 #include <board/board_dir.hpp>
+#include <board/catalog.hpp>
 #include <board/codec.hpp>
 #include <board/event_log.hpp>
 
@@ -16,7 +17,7 @@ namespace board::cli {
 namespace {
 
 CommandOutcome refused(int code, std::string message) {
-    return {code, {}, std::move(message)};
+    return {code, {}, std::move(message), {}};
 }
 
 /// A wire spelling that may be empty (none). `valid` is false for an unknown spelling.
@@ -70,7 +71,8 @@ CommandOutcome init_board(const fs::path& dir, const std::string& prefix) {
         return refused(
             3,
             fmt::format("init: cannot write {}: {}", (dir / "board.yaml").string(), ec.message()));
-    return {0, fmt::format("Initialised a board in {} (prefix {})\n", dir.string(), prefix), {}};
+    return {
+        0, fmt::format("Initialised a board in {} (prefix {})\n", dir.string(), prefix), {}, {}};
 }
 
 CommandOutcome create_ticket(const fs::path& board,
@@ -89,6 +91,18 @@ CommandOutcome create_ticket(const fs::path& board,
                        "create: --requires and --awaiting take an awaiting type (work, approval, "
                        "input, review, content, escalation, checkpoint)");
 
+    if (!request.parent.empty() || !request.blocked_by.empty()) {
+        // Checked before an id is taken; the new ticket cannot be in a cycle yet, as nothing
+        // on the board can name it.
+        auto loaded = load_catalog(board);
+        if (auto* error = std::get_if<CatalogError>(&loaded))
+            return refused(3, fmt::format("create: {}", error->message));
+        const Catalog& catalog = std::get<CatalogLoad>(loaded).catalog;
+        if (auto why = catalog.blocked_by_error("", request.blocked_by))
+            return refused(1, fmt::format("create: {}", *why));
+        if (auto why = catalog.parent_error("", request.parent))
+            return refused(1, fmt::format("create: {}", *why));
+    }
     auto config = load_board_config(board / "board.yaml");
     if (!config)
         return refused(
@@ -113,7 +127,10 @@ CommandOutcome create_ticket(const fs::path& board,
     auto result = transact(dir, by, [&](const Ticket&) { return std::vector<Payload>{created}; });
 
     if (const auto* committed = std::get_if<Committed>(&result)) {
-        return {0, json ? encode_ticket(*committed->ticket) + "\n" : id.value() + "\n", {}};
+        CommandOutcome out{
+            0, json ? encode_ticket(*committed->ticket) + "\n" : id.value() + "\n", {}, {}};
+        if (auto failed = write_snapshot(dir, *committed->ticket)) out.warnings.push_back(*failed);
+        return out;
     }
     // Nothing was written for this id: give the folder back so the number is reused.
     std::error_code ec;

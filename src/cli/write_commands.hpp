@@ -12,9 +12,10 @@
 namespace board::cli {
 
 struct CommandOutcome {
-    int exit_code = 0;    ///< 0 done, 1 refused, 2 usage, 3 storage (spec/cli.md)
-    std::string output;   ///< for stdout
-    std::string message;  ///< one line for stderr: what and why
+    int exit_code = 0;                  ///< 0 done, 1 refused, 2 usage, 3 storage (spec/cli.md)
+    std::string output;                 ///< for stdout
+    std::string message;                ///< one line for stderr: what and why
+    std::vector<std::string> warnings;  ///< for stderr, each `board: warning: ...`
 };
 
 /// Creates `dir/board.yaml` (commented defaults) and `dir/tickets/`. Refuses an existing board.
@@ -34,6 +35,7 @@ struct CreateRequest {
 };
 
 /// Allocates the next id under the board lock and appends its `created` event durably.
+/// `parent` and `blocked_by` must name tickets on the board (an epic, for the parent).
 CommandOutcome create_ticket(const std::filesystem::path& board,
                              const CreateRequest& request,
                              const Actor& by,

@@ -1,0 +1,230 @@
+#include "cli/render.hpp"
+
+#include <board/codec.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <unistd.h>
+
+namespace board::cli {
+namespace {
+
+/// Display width of UTF-8 text, counting code points (good enough for ids, words and most
+/// titles; wide CJK glyphs are rare in the padded columns).
+std::size_t display_width(std::string_view text) {
+    return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    }));
+}
+
+void append_string_list(std::string& out, const std::vector<std::string>& items) {
+    out += '[';
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) out += ',';
+        append_json_string(out, items[i]);
+    }
+    out += ']';
+}
+
+void append_key(std::string& out, std::string_view key) {
+    out += ",\"";
+    out += key;
+    out += "\":";
+}
+
+}  // namespace
+
+bool stdout_wants_colour() {
+    const char* no_colour = std::getenv("NO_COLOR");
+    if (no_colour && *no_colour) return false;
+    return ::isatty(STDOUT_FILENO) == 1;
+}
+
+void append_json_string(std::string& out, std::string_view text) {
+    out += '"';
+    for (const char c : text) {
+        switch (c) {
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    fmt::format_to(std::back_inserter(out),
+                                   "\\u{:04x}",
+                                   static_cast<unsigned>(static_cast<unsigned char>(c)));
+                } else {
+                    out += c;
+                }
+        }
+    }
+    out += '"';
+}
+
+void append_entry_json(std::string& out, const Catalog& catalog, const CatalogEntry& entry) {
+    const Ticket& t = entry.ticket;
+    out += "{\"id\":";
+    append_json_string(out, t.id);
+    append_key(out, "title");
+    append_json_string(out, t.title);
+    append_key(out, "type");
+    append_json_string(out, to_string(t.type));
+    fmt::format_to(std::back_inserter(out), ",\"priority\":{}", t.priority);
+    append_key(out, "labels");
+    append_string_list(out, t.labels);
+    append_key(out, "parent");
+    append_json_string(out, t.parent);
+    append_key(out, "blocked_by");
+    append_string_list(out, t.blocked_by);
+    const Status shown = catalog.shown_status(t);
+    append_key(out, "status");
+    append_json_string(out, to_string(shown));
+    if (t.resolution) {
+        append_key(out, "resolution");
+        append_json_string(out, to_string(*t.resolution));
+    }
+    if (t.awaiting) {
+        append_key(out, "awaiting");
+        append_json_string(out, to_string(*t.awaiting));
+        append_key(out, "handoff");
+        append_json_string(out, to_string(t.handoff));
+    }
+    if (t.requires_) {
+        append_key(out, "requires");
+        append_json_string(out, to_string(*t.requires_));
+    }
+    if (t.run) {
+        append_key(out, "run");
+        out += "{\"id\":";
+        append_json_string(out, t.run->id);
+        fmt::format_to(std::back_inserter(out),
+                       ",\"phase\":\"{}\",\"started_at\":\"{}\"}}",
+                       to_string(t.run->phase),
+                       format_timestamp(t.run->started_at));
+    }
+    const bool blocked = !catalog.blockers_done(t);
+    fmt::format_to(std::back_inserter(out),
+                   ",\"blocked\":{},\"phase_attempts\":{},\"phase_iterations\":{},"
+                   "\"cost_usd\":{},\"runs_total\":{},\"notes_count\":{},"
+                   "\"questions_pending\":{}",
+                   blocked,
+                   t.phase_attempts,
+                   t.phase_iterations,
+                   t.cost_usd,
+                   t.runs_total,
+                   entry.notes,
+                   entry.questions_pending);
+    if (t.type == TicketType::epic) {
+        const EpicProgress progress = catalog.epic_progress(t.id);
+        fmt::format_to(std::back_inserter(out),
+                       ",\"children\":{},\"children_done\":{}",
+                       progress.children,
+                       progress.done);
+    }
+    fmt::format_to(std::back_inserter(out),
+                   ",\"created_at\":\"{}\",\"updated_at\":\"{}\",\"seq\":{}}}",
+                   format_timestamp(t.created_at),
+                   format_timestamp(t.updated_at),
+                   t.seq);
+}
+
+std::string entries_json(const Catalog& catalog, const std::vector<const CatalogEntry*>& entries) {
+    std::string out;
+    out.reserve(entries.size() * 420 + 4);
+    out += '[';
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (i > 0) out += ',';
+        append_entry_json(out, catalog, *entries[i]);
+    }
+    out += "]\n";
+    return out;
+}
+
+std::string render(const Table& table, bool colour) {
+    const std::size_t columns = table.header.size();
+    std::vector<std::size_t> widths(columns, 0);
+    auto measure = [&](const std::vector<std::string>& row) {
+        for (std::size_t c = 0; c < columns && c < row.size(); ++c)
+            widths[c] = std::max(widths[c], display_width(row[c]));
+    };
+    measure(table.header);
+    for (const auto& row : table.rows) measure(row);
+
+    std::string out;
+    auto emit = [&](const std::vector<std::string>& row, const std::vector<std::string>* codes) {
+        for (std::size_t c = 0; c < columns && c < row.size(); ++c) {
+            const std::string& cell = row[c];
+            const bool last = c + 1 == columns;
+            const std::string* code =
+                codes && c < codes->size() && !(*codes)[c].empty() ? &(*codes)[c] : nullptr;
+            if (colour && code) fmt::format_to(std::back_inserter(out), "\x1b[{}m", *code);
+            out += cell;
+            if (colour && code) out += "\x1b[0m";
+            if (!last) out.append(widths[c] - display_width(cell) + 2, ' ');
+        }
+        out += '\n';
+    };
+    const std::vector<std::string> bold(columns, "1");
+    emit(table.header, &bold);
+    for (std::size_t r = 0; r < table.rows.size(); ++r)
+        emit(table.rows[r], r < table.colours.size() ? &table.colours[r] : nullptr);
+    return out;
+}
+
+std::string turn_of(const Catalog& catalog, const CatalogEntry& entry) {
+    const Ticket& t = entry.ticket;
+    if (catalog.shown_status(t) == Status::done) return "-";
+    if (t.awaiting) return std::string{to_string(*t.awaiting)};
+    if (t.run) return "running";
+    if (t.type == TicketType::epic) {
+        const EpicProgress p = catalog.epic_progress(t.id);
+        return fmt::format("{}/{} done", p.done, p.children);
+    }
+    if (!catalog.blockers_done(t)) return "blocked";
+    return "agent";
+}
+
+std::string entries_table(const Catalog& catalog,
+                          const std::vector<const CatalogEntry*>& entries,
+                          bool colour) {
+    Table table;
+    table.header = {"ID", "STATUS", "TURN", "P", "TYPE", "TITLE"};
+    table.rows.reserve(entries.size());
+    for (const auto* e : entries) {
+        const Ticket& t = e->ticket;
+        const Status shown = catalog.shown_status(t);
+        std::string turn = turn_of(catalog, *e);
+        std::string title = t.title;
+        if (!t.parent.empty()) title += fmt::format("  ({})", t.parent);
+        std::string turn_colour = t.awaiting              ? "1;33"  // a human is needed
+                                  : t.run                 ? "36"
+                                  : turn == "blocked"     ? "31"
+                                  : shown == Status::done ? "2"
+                                                          : "";
+        const std::string row_colour = shown == Status::done ? "2" : "";
+        table.rows.push_back({t.id,
+                              std::string{to_string(shown)},
+                              std::move(turn),
+                              std::to_string(t.priority),
+                              std::string{to_string(t.type)},
+                              std::move(title)});
+        table.colours.push_back(
+            {row_colour, row_colour, std::move(turn_colour), row_colour, row_colour, row_colour});
+    }
+    return render(table, colour);
+}
+
+}  // namespace board::cli

@@ -1,0 +1,47 @@
+#pragma once
+// Output for people and for scripts: aligned tables (colour only when asked for), and the
+// JSON summary of a catalog entry that `list`, `ready` and `next --awaiting` print.
+
+#include <board/catalog.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace board::cli {
+
+/// Colour on stdout: only on a terminal, and never when NO_COLOR is set (no-color.org).
+bool stdout_wants_colour();
+
+/// Appends `text` as a JSON string literal (quotes, escapes; UTF-8 passes through).
+void append_json_string(std::string& out, std::string_view text);
+
+/// One entry as a JSON object with the field names of state-machine.md §2 (the bulk left
+/// out: see CatalogEntry) plus what a board-wide view adds: `blocked` (a blocker is not
+/// done), `notes_count`, `questions_pending`, and for epics `children` and `children_done`.
+/// `status` is the status shown to people (an epic whose children are all done is `done`).
+void append_entry_json(std::string& out, const Catalog& catalog, const CatalogEntry& entry);
+
+/// `[ {...}, ... ]` with a trailing newline.
+std::string entries_json(const Catalog& catalog, const std::vector<const CatalogEntry*>& entries);
+
+/// A table: a header row and rows of cells, every column but the last padded to its widest
+/// cell. `colours[row][column]` (may be shorter or empty) is an ANSI SGR code such as "33"
+/// applied to that cell when `colour` is true.
+struct Table {
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::vector<std::string>> colours;
+};
+
+std::string render(const Table& table, bool colour);
+
+/// The ID/STATUS/TURN/P/TYPE/TITLE table of entries, as `list` and `ready` print it.
+std::string entries_table(const Catalog& catalog,
+                          const std::vector<const CatalogEntry*>& entries,
+                          bool colour);
+
+/// Whose turn it is, in one word: the awaiting type, `running`, `blocked`, `agent`, or `-`.
+std::string turn_of(const Catalog& catalog, const CatalogEntry& entry);
+
+}  // namespace board::cli
