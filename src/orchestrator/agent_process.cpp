@@ -1,0 +1,271 @@
+#include "orchestrator/agent_process.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/readable_pipe.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/process/v2/environment.hpp>
+#include <boost/process/v2/process.hpp>
+#include <boost/process/v2/start_dir.hpp>
+#include <boost/process/v2/stdio.hpp>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+extern char** environ;  // NOLINT: POSIX
+
+namespace board::orchestrator {
+namespace {
+
+namespace asio = boost::asio;
+namespace bp = boost::process::v2;
+using namespace boost::asio::experimental::awaitable_operators;
+
+/// Puts the child in a process group of its own before exec, so the whole tree it starts can
+/// be stopped with one kill(-pgid): an agent's compiler or test run must not outlive it.
+struct NewProcessGroup {
+    template <class Launcher, class Path, class CmdLine>
+    boost::system::error_code on_exec_setup(Launcher&, const Path&, CmdLine&) {
+        if (::setpgid(0, 0) != 0) return {errno, boost::system::system_category()};
+        return {};
+    }
+};
+
+class Fd {
+public:
+    explicit Fd(int fd = -1)
+        : fd_(fd) {}
+
+    ~Fd() { reset(); }
+
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+
+    int get() const { return fd_; }
+
+    int release() { return std::exchange(fd_, -1); }
+
+    void reset() {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = -1;
+    }
+
+private:
+    int fd_;
+};
+
+void write_all(int fd, std::string_view bytes) {
+    while (!bytes.empty()) {
+        const auto n = ::write(fd, bytes.data(), bytes.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;  // a full disk loses log text, never the run
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+}
+
+std::string errno_text() {
+    return std::strerror(errno);
+}
+
+/// Where argv[0] lives: a path with a `/` is taken relative to the working directory, a bare
+/// name is looked up on PATH (never through a shell).
+std::optional<std::filesystem::path> resolve_executable(const LaunchSpec& spec,
+                                                        std::string& error) {
+    const std::string& name = spec.argv.front();
+    if (name.find('/') != std::string::npos) {
+        std::filesystem::path exe{name};
+        if (exe.is_relative()) exe = spec.cwd / exe;
+        if (::access(exe.c_str(), X_OK) != 0) {
+            error = exe.string() + ": " + errno_text();
+            return std::nullopt;
+        }
+        return exe;
+    }
+    const auto found = bp::environment::find_executable(name);
+    if (found.empty()) {
+        error = "`" + name + "` was not found on PATH";
+        return std::nullopt;
+    }
+    return std::filesystem::path{found.string()};
+}
+
+std::vector<std::string> child_environment(const LaunchSpec& spec) {
+    std::vector<std::string> env;
+    for (char** entry = environ; entry && *entry; ++entry) {
+        const std::string_view kv{*entry};
+        const auto key = kv.substr(0, kv.find('='));
+        const bool replaced = std::any_of(
+            spec.env.begin(), spec.env.end(), [&](const auto& e) { return e.first == key; });
+        if (!replaced) env.emplace_back(kv);
+    }
+    for (const auto& [key, value] : spec.env) env.push_back(key + "=" + value);
+    return env;
+}
+
+std::string describe(std::chrono::milliseconds d) {
+    return d.count() % 1000 == 0 ? std::to_string(d.count() / 1000) + "s"
+                                 : std::to_string(d.count()) + "ms";
+}
+
+}  // namespace
+
+bool signal_group(int pgid, int signal) {
+    return pgid > 0 && ::kill(-pgid, signal) == 0;
+}
+
+AgentProcess::AgentProcess(asio::any_io_executor executor)
+    : executor_(std::move(executor))
+    , timer_(executor_) {}
+
+asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
+                                                  std::function<void(int pid)> on_started) {
+    auto keep_alive = shared_from_this();
+    ProcessOutcome out;
+    const auto started = std::chrono::steady_clock::now();
+    auto finish = [&] {
+        out.duration = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::steady_clock::now() - started);
+        out.output = capture_.finish();
+        return std::move(out);
+    };
+
+    Fd log{::open(spec.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)};
+    if (log.get() < 0) {
+        out.launch_error = spec.log_file.string() + ": " + errno_text();
+        co_return finish();
+    }
+    if (spec.argv.empty() || spec.argv.front().empty()) {
+        out.launch_error = "the agent command is empty";
+        co_return finish();
+    }
+    auto exe = resolve_executable(spec, out.launch_error);
+    if (!exe) {
+        write_all(log.get(), "[board-daemon] could not start: " + out.launch_error + "\n");
+        co_return finish();
+    }
+    const auto stdin_path =
+        spec.stdin_file.empty() ? std::filesystem::path{"/dev/null"} : spec.stdin_file;
+    Fd input{::open(stdin_path.c_str(), O_RDONLY | O_CLOEXEC)};
+    int pipe_fds[2] = {-1, -1};
+    if (input.get() < 0 || ::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+        out.launch_error = (input.get() < 0 ? stdin_path.string() + ": " : "pipe: ") + errno_text();
+        co_return finish();
+    }
+    Fd read_end{pipe_fds[0]};
+    Fd write_end{pipe_fds[1]};
+
+    const std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+    boost::system::error_code ec;
+    bp::posix::default_launcher launcher;
+    const std::vector<std::string> env = child_environment(spec);
+    std::vector<const char*> envp;
+    for (const auto& kv : env) envp.push_back(kv.c_str());
+    envp.push_back(nullptr);
+    launcher.env = envp.data();
+    auto process = launcher(executor_,
+                            ec,
+                            bp::filesystem::path{exe->string()},
+                            args,
+                            bp::process_stdio{input.get(), write_end.get(), write_end.get()},
+                            bp::process_start_dir{bp::filesystem::path{spec.cwd.string()}},
+                            NewProcessGroup{});
+    input.reset();
+    write_end.reset();  // the child holds the only write end now: EOF when it (and its tree) end
+    if (ec) {
+        out.launch_error = exe->string() + ": " + ec.message();
+        write_all(log.get(), "[board-daemon] could not start: " + out.launch_error + "\n");
+        co_return finish();
+    }
+    pid_ = process.id();
+    out.pid = pid_;
+    if (on_started) on_started(pid_);
+    if (interrupted_) signal_group(pid_, SIGTERM);  // interrupted while it was launching
+
+    asio::readable_pipe output{executor_, read_end.release()};
+    asio::steady_timer drain{executor_};
+    bool drained = false;
+    timer_.expires_after(stage_ == Stage::running ? spec.timeout : grace_);
+
+    auto reader = [&]() -> asio::awaitable<void> {
+        std::vector<char> buffer(64 * 1024);
+        for (;;) {
+            auto [read_ec, n] = co_await output.async_read_some(
+                asio::buffer(buffer), asio::as_tuple(asio::use_awaitable));
+            if (n > 0) {
+                const std::string_view chunk{buffer.data(), n};
+                write_all(log.get(), chunk);
+                capture_.feed(chunk);
+            }
+            if (read_ec) break;
+        }
+        drained = true;
+        drain.cancel();
+    };
+    // Never cancelled: completes whenever the process exits (toolchain.md §3, snag 6).
+    auto waiter = [&]() -> asio::awaitable<void> {
+        auto [wait_ec, code] = co_await process.async_wait(asio::as_tuple(asio::use_awaitable));
+        out.exit_code = wait_ec ? -1 : code;
+        exited_ = true;
+        timer_.cancel();
+        signal_group(pid_, SIGKILL);  // nothing the agent started outlives it
+        if (!drained) {
+            // A grandchild that left the group may still hold the pipe: stop reading soon.
+            drain.expires_after(std::chrono::seconds{2});
+            co_await drain.async_wait(asio::as_tuple(asio::use_awaitable));
+            if (!drained) {
+                boost::system::error_code ignored;
+                output.close(ignored);
+            }
+        }
+    };
+    // Kills from the timer branch (snag 6); `exited_` guards the race of snag 7.
+    auto killer = [&]() -> asio::awaitable<void> {
+        for (;;) {
+            auto [timer_ec] = co_await timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+            if (exited_) co_return;
+            if (timer_ec) continue;  // re-armed by interrupt()
+            if (stage_ == Stage::running) {
+                timed_out_ = true;
+                stage_ = Stage::terminating;
+                write_all(log.get(),
+                          "\n[board-daemon] timed out after " + describe(spec.timeout) +
+                              ": SIGTERM to the agent's process group\n");
+                signal_group(pid_, SIGTERM);
+                timer_.expires_after(spec.grace);
+            } else if (stage_ == Stage::terminating) {
+                stage_ = Stage::killed;
+                write_all(log.get(),
+                          "\n[board-daemon] still running after the grace period: SIGKILL\n");
+                signal_group(pid_, SIGKILL);
+                timer_.expires_after(std::chrono::hours{24});
+            }
+        }
+    };
+    co_await (reader() && waiter() && killer());
+    out.timed_out = timed_out_ && !interrupted_;
+    out.interrupted = interrupted_;
+    co_return finish();
+}
+
+void AgentProcess::interrupt(std::chrono::milliseconds grace) {
+    if (interrupted_ || exited_) return;
+    interrupted_ = true;
+    grace_ = grace;
+    if (stage_ == Stage::running) stage_ = Stage::terminating;
+    if (pid_ > 0) {
+        signal_group(pid_, SIGTERM);
+        timer_.expires_after(grace);
+    }
+}
+
+void AgentProcess::kill_now() {
+    interrupted_ = true;
+    stage_ = Stage::killed;
+    if (pid_ > 0 && !exited_) signal_group(pid_, SIGKILL);
+}
+
+}  // namespace board::orchestrator

@@ -1,0 +1,85 @@
+#pragma once
+// One agent process (spec/agents.md step 3): launched from an argv list (never a shell) in
+// its own process group, the prompt file on stdin, stdout and stderr streamed to the run's
+// log file as they arrive, a timeout after which the whole group gets SIGTERM, then SIGKILL
+// after the grace period. Memory stays bounded however much the agent prints.
+//
+// Boost.Process v2 1.81 on this kernel (design/toolchain.md §3): built with
+// BOOST_PROCESS_V2_DISABLE_PIDFD_OPEN, and the kill comes from the timer branch; the wait on
+// the process is never cancelled.
+
+#include "orchestrator/output_capture.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace board::orchestrator {
+
+struct LaunchSpec {
+    std::vector<std::string> argv;  ///< argv[0] is looked up on PATH unless it has a `/`
+    /// Set or replaced in the daemon's own environment for the child.
+    std::vector<std::pair<std::string, std::string>> env;
+    std::filesystem::path cwd;
+    std::filesystem::path stdin_file;  ///< empty: /dev/null
+    std::filesystem::path log_file;    ///< appended to; created if missing
+    std::chrono::milliseconds timeout{std::chrono::minutes{30}};
+    std::chrono::milliseconds grace{std::chrono::seconds{30}};
+};
+
+struct ProcessOutcome {
+    int exit_code = 0;
+    bool timed_out = false;
+    bool interrupted = false;  ///< stopped by interrupt(), e.g. the daemon shutting down
+    std::string launch_error;  ///< non-empty: the agent never ran (`claude: not found on PATH`)
+    std::chrono::milliseconds duration{0};
+    int pid = 0;
+    CapturedOutput output;
+};
+
+/// Runs one process to its end. Create with std::make_shared; keep it alive while run() is
+/// awaited. Single-threaded: call everything from the io_context's thread.
+class AgentProcess : public std::enable_shared_from_this<AgentProcess> {
+public:
+    explicit AgentProcess(boost::asio::any_io_executor executor);
+
+    /// Launches and waits for the process, its output drained. `on_started(pid)` is called
+    /// once the process runs (its pid is its process group id).
+    boost::asio::awaitable<ProcessOutcome> run(LaunchSpec spec,
+                                               std::function<void(int pid)> on_started = {});
+
+    /// Stops the group: SIGTERM now, SIGKILL after `grace`. The outcome says `interrupted`.
+    void interrupt(std::chrono::milliseconds grace);
+    /// SIGKILL to the group now.
+    void kill_now();
+
+    const std::string& last_line() const { return capture_.last_line(); }
+
+    int pid() const { return pid_; }
+
+private:
+    enum class Stage { running, terminating, killed };
+
+    boost::asio::any_io_executor executor_;
+    boost::asio::steady_timer timer_;
+    OutputCapture capture_;
+    Stage stage_ = Stage::running;
+    bool exited_ = false;
+    bool interrupted_ = false;
+    bool timed_out_ = false;
+    int pid_ = 0;
+    std::chrono::milliseconds grace_{0};
+};
+
+/// Sends `signal` to the process group `pgid`. Returns false if no such group.
+bool signal_group(int pgid, int signal);
+
+}  // namespace board::orchestrator

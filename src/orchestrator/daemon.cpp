@@ -1,0 +1,849 @@
+#include "orchestrator/daemon.hpp"
+
+#include "orchestrator/agent_process.hpp"
+#include "orchestrator/prompt.hpp"
+#include "orchestrator/reporter.hpp"
+#include "orchestrator/run_outcome.hpp"
+
+#include <board/agent_output.hpp>
+#include <board/artifact.hpp>
+#include <board/board_dir.hpp>
+#include <board/event_log.hpp>
+#include <board/next_action.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+namespace board::orchestrator {
+namespace {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+UnixMillis now_ms() {
+    return std::chrono::duration_cast<milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+struct IdOrder {
+    bool operator()(const std::string& a, const std::string& b) const { return id_less(a, b); }
+};
+
+std::string read_small_file(const fs::path& file, std::size_t max_bytes = 256 * 1024) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return {};
+    std::string text(max_bytes, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(max_bytes));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    return text;
+}
+
+std::string artifact_file_name(Status phase) {
+    const auto kind = artifact_of(phase);
+    return kind ? std::string{to_string(*kind)} + ".md" : std::string{};
+}
+
+/// The process a pid file names, if it is still the agent of that run: its environment must
+/// hold the run's BOARD_TICKET and BOARD_RUN (pids are reused).
+bool is_agent_of(int pid, const std::string& ticket, const std::string& run) {
+    const std::string environ_text =
+        read_small_file("/proc/" + std::to_string(pid) + "/environ", 1 << 20);
+    auto has = [&](const std::string& kv) {
+        return environ_text.find(std::string{"\0", 1} + kv + std::string{"\0", 1}) !=
+                   std::string::npos ||
+               environ_text.rfind(kv + std::string{"\0", 1}, 0) == 0;
+    };
+    return has("BOARD_TICKET=" + ticket) && has("BOARD_RUN=" + run);
+}
+
+class Daemon {
+public:
+    Daemon(const DaemonOptions& options, const BoardConfig& config, PromptTemplates templates)
+        : options_(options)
+        , config_(config)
+        , templates_(std::move(templates))
+        , reporter_(options.output)
+        , wake_(io_)
+        , poll_timer_(io_)
+        , signals_(io_, SIGINT, SIGTERM)
+        , tickets_dir_(tickets_dir(options.board_root)) {
+        if (options.max_parallel) config_.daemon.max_parallel = *options.max_parallel;
+        if (options.poll) config_.daemon.poll = *options.poll;
+        if (options.debounce) config_.daemon.debounce = *options.debounce;
+    }
+
+    int run() {
+        if (const int code = lock_board(); code != 0) return code;
+        asio::co_spawn(io_, main_loop(), [this](std::exception_ptr e) {
+            if (!e) return;
+            try {
+                std::rethrow_exception(e);
+            } catch (const std::exception& ex) {
+                reporter_.problem(fmt::format("board-daemon: internal error: {}", ex.what()));
+                exit_code_ = 3;
+            }
+            io_.stop();
+        });
+        wait_for_signals();
+        io_.run();
+        reporter_.summary(snapshot());
+        return exit_code_;
+    }
+
+private:
+    struct Entry {
+        explicit Entry(fs::path dir)
+            : log(std::move(dir)) {}
+
+        EventLog log;
+        std::shared_ptr<const Ticket> ticket;
+        std::int64_t own_seq = -1;  ///< the seq of the daemon's last write; -1 none yet
+        Clock::time_point available_at{};
+        bool ran_this_session = false;
+        std::string problem;  ///< the last load error, printed once per change
+        int watch = -1;
+    };
+
+    struct Running {
+        std::shared_ptr<AgentProcess> process;
+        Status phase = Status::research;
+        std::string run_id;
+        Clock::time_point started;
+    };
+
+    // ---- board lock -------------------------------------------------------------------
+
+    int lock_board() {
+        std::error_code ec;
+        fs::create_directories(tickets_dir_, ec);
+        const auto file = tickets_dir_ / ".daemon.lock";
+        lock_fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (lock_fd_ < 0) {
+            reporter_.problem(
+                fmt::format("board-daemon: {}: {}", file.string(), std::strerror(errno)));
+            return 3;
+        }
+        if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+            const std::string holder = read_small_file(file, 64);
+            reporter_.problem(fmt::format(
+                "board-daemon: another board-daemon (pid {}) is already running on {}; stop it "
+                "first",
+                holder.empty() ? "unknown" : holder.substr(0, holder.find('\n')),
+                options_.board_root.string()));
+            return 1;
+        }
+        const std::string pid = std::to_string(::getpid()) + "\n";
+        if (::ftruncate(lock_fd_, 0) == 0) {
+            [[maybe_unused]] auto n = ::pwrite(lock_fd_, pid.data(), pid.size(), 0);
+        }
+        return 0;
+    }
+
+    // ---- signals ----------------------------------------------------------------------
+
+    void wait_for_signals() {
+        signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
+            if (ec) return;
+            if (!stopping_) {
+                stopping_ = true;
+                reporter_.message(fmt::format(
+                    "{} received: no new runs; {} running agent(s) get {} to finish (signal again "
+                    "to stop them now)",
+                    signo == SIGINT ? "SIGINT" : "SIGTERM",
+                    running_.size(),
+                    format_duration(config_.daemon.grace)));
+                for (auto& [id, r] : running_) r.process->interrupt(config_.daemon.grace);
+            } else {
+                reporter_.message("second signal: stopping every agent now");
+                for (auto& [id, r] : running_) r.process->kill_now();
+            }
+            wake();
+            wait_for_signals();
+        });
+    }
+
+    void wake() {
+        wake_pending_ = true;
+        wake_.cancel();
+    }
+
+    // ---- reading the board --------------------------------------------------------------
+
+    Entry& entry_for(const std::string& id) {
+        auto it = tickets_.find(id);
+        if (it == tickets_.end()) {
+            it = tickets_.emplace(id, Entry{tickets_dir_ / id}).first;
+            watch_ticket(id, it->second);
+        }
+        return it->second;
+    }
+
+    void scan_board() {
+        std::error_code ec;
+        for (fs::directory_iterator it(tickets_dir_, ec), end; !ec && it != end; it.increment(ec)) {
+            const std::string name = it->path().filename().string();
+            if (!is_valid_ticket_id(name) || !it->is_directory(ec)) continue;
+            entry_for(name);
+        }
+        if (ec)
+            reporter_.problem(
+                fmt::format("board-daemon: {}: {}", tickets_dir_.string(), ec.message()));
+        for (auto& [id, entry] : tickets_) reload(id, entry);
+    }
+
+    void reload(const std::string& id, Entry& entry) {
+        auto loaded = entry.log.load();
+        if (auto* error = std::get_if<LogError>(&loaded)) {
+            if (error->kind == LogError::Kind::not_found) return;  // a ticket being created
+            if (entry.problem != error->message) {
+                reporter_.problem(
+                    fmt::format("board-daemon: {} skipped until fixed: {}", id, error->message));
+                entry.problem = error->message;
+            }
+            entry.ticket.reset();
+            return;
+        }
+        auto& value = std::get<Loaded>(loaded);
+        for (const auto& warning : value.report.warnings)
+            reporter_.problem("board-daemon: " + warning);
+        entry.problem.clear();
+        if (value.ticket.id.empty()) return;  // no events yet
+        const bool external = entry.own_seq >= 0 && value.ticket.seq != entry.own_seq &&
+                              (!entry.ticket || value.ticket.seq != entry.ticket->seq);
+        if (entry.own_seq < 0) entry.own_seq = value.ticket.seq;
+        if (external) {
+            // A human (or a script) just changed it: wait for the dust to settle (001).
+            entry.available_at = Clock::now() + config_.daemon.debounce;
+            entry.own_seq = value.ticket.seq;
+        }
+        entry.ticket = std::make_shared<const Ticket>(std::move(value.ticket));
+    }
+
+    // ---- watching -----------------------------------------------------------------------
+
+    void start_watching() {
+        inotify_fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (inotify_fd_ < 0) {
+            reporter_.message(fmt::format("inotify unavailable ({}); polling every {}",
+                                          std::strerror(errno),
+                                          format_duration(config_.daemon.poll)));
+            return;
+        }
+        board_watch_ = ::inotify_add_watch(
+            inotify_fd_, tickets_dir_.c_str(), IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
+        inotify_stream_.emplace(io_, inotify_fd_);
+        asio::co_spawn(io_, read_notifications(), asio::detached);
+    }
+
+    void watch_ticket(const std::string& id, Entry& entry) {
+        if (inotify_fd_ < 0) return;
+        entry.watch = ::inotify_add_watch(inotify_fd_,
+                                          (tickets_dir_ / id).c_str(),
+                                          IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE);
+        if (entry.watch >= 0) watched_[entry.watch] = id;
+    }
+
+    asio::awaitable<void> read_notifications() {
+        std::vector<char> buffer(64 * 1024);
+        for (;;) {
+            auto [ec, n] = co_await inotify_stream_->async_read_some(
+                asio::buffer(buffer), asio::as_tuple(asio::use_awaitable));
+            if (ec) co_return;
+            note_changes({buffer.data(), n});
+            if (!dirty_.empty()) wake();
+        }
+    }
+
+    /// Marks the tickets named in a buffer of inotify events for a re-read. (Not inside the
+    /// coroutine: inotify_event ends in a flexible array member.)
+    void note_changes(std::string_view events) {
+        std::size_t off = 0;
+        while (off + sizeof(inotify_event) <= events.size()) {
+            inotify_event header;
+            std::memcpy(&header, events.data() + off, sizeof header);
+            const char* name_start = events.data() + off + sizeof header;
+            const std::string_view name{name_start, ::strnlen(name_start, header.len)};
+            off += sizeof header + header.len;
+            if (header.wd == board_watch_) {
+                if (is_valid_ticket_id(name)) dirty_.insert(std::string{name});
+            } else if (auto it = watched_.find(header.wd); it != watched_.end()) {
+                if (name == log_file_name) dirty_.insert(it->second);
+            }
+        }
+    }
+
+    void refresh_dirty() {
+        auto dirty = std::move(dirty_);
+        dirty_.clear();
+        for (const auto& id : dirty) {
+            auto& entry = entry_for(id);
+            reload(id, entry);
+        }
+    }
+
+    // ---- writing ------------------------------------------------------------------------
+
+    using Builder = std::function<std::vector<Authored>(const Ticket&)>;
+
+    /// Appends what `build` makes of the ticket as it is on disk, as one durable batch;
+    /// rebuilt and retried when another writer got there first.
+    std::optional<std::shared_ptr<const Ticket>> commit(
+        const std::string& id,
+        const Builder& build,
+        std::optional<std::int64_t> expected_seq = {}) {
+        auto& entry = entry_for(id);
+        for (int attempt = 0; attempt < 8; ++attempt) {
+            auto loaded = entry.log.load();
+            if (auto* error = std::get_if<LogError>(&loaded)) {
+                reporter_.problem(fmt::format("board-daemon: {}: {}", id, error->message));
+                return std::nullopt;
+            }
+            const Ticket& now = std::get<Loaded>(loaded).ticket;
+            if (expected_seq && now.seq != *expected_seq) return std::nullopt;  // changed: re-plan
+            auto batch = build(now);
+            if (batch.empty()) return std::nullopt;
+            std::vector<Event> events;
+            const UnixMillis at = now_ms();
+            for (auto& item : batch) {
+                events.push_back(Event{event_schema_version,
+                                       0,
+                                       random_event_id(),
+                                       at,
+                                       item.by,
+                                       std::move(item.payload)});
+            }
+            auto result = entry.log.append(std::move(events), now.seq);
+            if (auto* done = std::get_if<Committed>(&result)) {
+                entry.ticket = done->ticket;
+                entry.own_seq = done->ticket->seq;
+                for (const auto& e : done->events) reporter_.event(id, e);
+                return done->ticket;
+            }
+            if (std::holds_alternative<Conflict>(result)) {
+                if (expected_seq) return std::nullopt;
+                continue;
+            }
+            if (auto* refused = std::get_if<Refused>(&result)) {
+                reporter_.problem(
+                    fmt::format("board-daemon: {}: the reducer refused the daemon's event: {}",
+                                id,
+                                refused->rejection.message));
+                return std::nullopt;
+            }
+            reporter_.problem(
+                fmt::format("board-daemon: {}: {}", id, std::get<LogError>(result).message));
+            return std::nullopt;
+        }
+        reporter_.problem(fmt::format("board-daemon: {}: gave up after 8 conflicting writes", id));
+        return std::nullopt;
+    }
+
+    // ---- deciding -----------------------------------------------------------------------
+
+    struct Candidate {
+        QueueKey key;
+        std::string id;
+    };
+
+    BoardFacts board_facts() const {
+        BoardFacts facts;
+        for (const auto& [id, entry] : tickets_) {
+            if (!entry.ticket) continue;
+            const Ticket& t = *entry.ticket;
+            if (t.status != Status::done) ++facts.in_status[static_cast<std::size_t>(t.status)];
+            if (t.run) ++facts.runs_in_status[static_cast<std::size_t>(t.run->phase)];
+        }
+        return facts;
+    }
+
+    bool blockers_done(const Ticket& t) const {
+        return std::all_of(t.blocked_by.begin(), t.blocked_by.end(), [&](const std::string& b) {
+            const auto it = tickets_.find(b);
+            return it != tickets_.end() && it->second.ticket &&
+                   it->second.ticket->status == Status::done;
+        });
+    }
+
+    EpicState epic_state(const Ticket& t, const std::set<std::string>& epics_in_flight) const {
+        if (t.parent.empty()) return EpicState::none;
+        const auto it = tickets_.find(t.parent);
+        if (it != tickets_.end() && it->second.ticket && it->second.ticket->status == Status::done)
+            return EpicState::done;
+        return epics_in_flight.count(t.parent) ? EpicState::in_flight : EpicState::open;
+    }
+
+    /// Appends a timeout for every question whose time has come; returns the next deadline.
+    std::optional<UnixMillis> time_out_questions() {
+        std::optional<UnixMillis> next;
+        const UnixMillis now = now_ms();
+        for (auto& [id, entry] : tickets_) {
+            if (!entry.ticket) continue;
+            if (!questions_due(*entry.ticket, now).empty()) {
+                commit(id, [now](const Ticket& t) {
+                    std::vector<Authored> batch;
+                    for (auto& q : questions_due(t, now))
+                        batch.push_back({Actor{ActorKind::system, {}}, QuestionTimedOut{q}});
+                    return batch;
+                });
+            }
+            if (auto deadline = next_question_deadline(*entry.ticket)) {
+                next = next ? std::min(*next, *deadline) : *deadline;
+            }
+        }
+        return next;
+    }
+
+    /// Launches what may run now; returns when the planner must look again at the latest.
+    std::optional<Clock::time_point> launch_runnable() {
+        std::optional<Clock::time_point> wake_at;
+        auto wake_no_later = [&](Clock::time_point t) {
+            wake_at = wake_at ? std::min(*wake_at, t) : t;
+        };
+        const auto now = Clock::now();
+        const UnixMillis wall = now_ms();
+
+        std::set<std::string> epics_in_flight;
+        for (const auto& [id, entry] : tickets_) {
+            if (entry.ticket && !entry.ticket->parent.empty() &&
+                (entry.ticket->run ||
+                 (is_agent_phase(entry.ticket->status) && !entry.ticket->awaiting)))
+                epics_in_flight.insert(entry.ticket->parent);
+        }
+        BoardFacts facts = board_facts();
+        std::vector<Candidate> candidates;
+        for (auto& [id, entry] : tickets_) {
+            if (!entry.ticket || running_.count(id)) continue;
+            if (options_.mode == DaemonOptions::Mode::once && entry.ran_this_session) continue;
+            facts.blockers_done = blockers_done(*entry.ticket);
+            const auto action = next_action(*entry.ticket, config_.policy, facts);
+            const auto* start = std::get_if<StartRun>(&action);
+            if (!start) continue;
+            if (entry.available_at > now) {
+                wake_no_later(entry.available_at);
+                continue;
+            }
+            if (start->not_before > wall) {
+                wake_no_later(now + milliseconds{start->not_before - wall});
+                continue;
+            }
+            candidates.push_back(
+                {queue_key(*entry.ticket, epic_state(*entry.ticket, epics_in_flight)), id});
+        }
+        std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+            return comes_before(a.key, b.key);
+        });
+        for (const auto& c : candidates) {
+            if (static_cast<int>(running_.size()) >= config_.daemon.max_parallel || stopping_)
+                break;
+            auto& entry = tickets_.at(c.id);
+            const Ticket& t = *entry.ticket;
+            facts.blockers_done = blockers_done(t);
+            const auto action = next_action(t, config_.policy, facts);  // counts moved on
+            const auto* start = std::get_if<StartRun>(&action);
+            if (!start) continue;
+            if (start->phase != t.status) {
+                --facts.in_status[static_cast<std::size_t>(t.status)];
+                ++facts.in_status[static_cast<std::size_t>(start->phase)];
+            }
+            ++facts.runs_in_status[static_cast<std::size_t>(start->phase)];
+            begin_run(c.id, *start);
+        }
+        return wake_at;
+    }
+
+    // ---- running ------------------------------------------------------------------------
+
+    void begin_run(const std::string& id, const StartRun& start) {
+        auto& entry = tickets_.at(id);
+        const auto before = entry.ticket;
+        const std::string run_id = fmt::format("{:04}", before->runs_total + 1);
+        const auto started = commit(
+            id,
+            [&](const Ticket&) {
+                return std::vector<Authored>{
+                    {Actor{ActorKind::system, {}},
+                     RunStarted{
+                         run_id, start.phase, start.attempt, start.iteration, start.policy}}};
+            },
+            before->seq);
+        if (!started) {
+            dirty_.insert(id);  // it changed under us: look again
+            return;
+        }
+        entry.ran_this_session = true;
+        Running running{
+            std::make_shared<AgentProcess>(io_.get_executor()), start.phase, run_id, Clock::now()};
+        running_.emplace(id, running);
+        reporter_.running(id, start.phase, run_id, running.process);
+        asio::co_spawn(io_, execute(id, **started, running), [this, id](std::exception_ptr e) {
+            if (e) {
+                try {
+                    std::rethrow_exception(e);
+                } catch (const std::exception& ex) {
+                    reporter_.problem(fmt::format(
+                        "board-daemon: {}: run failed inside the daemon: {}", id, ex.what()));
+                }
+            }
+            running_.erase(id);
+            reporter_.stopped(id);
+            wake();
+        });
+    }
+
+    asio::awaitable<void> execute(std::string id, Ticket ticket, Running running) {
+        const fs::path dir = tickets_dir_ / id;
+        const fs::path runs = dir / "runs";
+        std::error_code ec;
+        fs::create_directories(runs, ec);
+        const std::string stem = running.run_id + "-" + std::string{to_string(running.phase)};
+        const fs::path prompt_file = runs / (stem + ".prompt.md");
+        const fs::path log_file = runs / (stem + ".log");
+        const fs::path pid_file = runs / (stem + ".pid");
+        const std::string artifact_name = artifact_file_name(running.phase);
+        const AgentConfig& agent = *config_.agent(running.phase);
+
+        PromptInput input;
+        input.ticket = &ticket;
+        input.phase = running.phase;
+        input.ticket_dir = dir;
+        input.artifact_path = dir / artifact_name;
+        input.research_text = read_small_file(dir / "research.md");
+        input.plan_text = read_small_file(dir / "plan.md");
+        const std::string prompt = render_prompt(templates_.of(running.phase), input);
+        std::string launch_error = write_file_atomically(prompt_file, prompt);
+
+        fs::path cwd = options_.board_root;
+        if (launch_error.empty() && running.phase == Status::implementing && agent.worktree) {
+            auto worktree = co_await ensure_worktree(id, log_file, running.process);
+            if (worktree.index() == 1)
+                launch_error = std::get<1>(worktree);
+            else
+                cwd = std::get<0>(worktree);
+        }
+
+        LaunchSpec spec;
+        spec.argv = agent.command;
+        if (agent.resume && !ticket.last_session.empty() &&
+            fs::path{spec.argv.front()}.filename() == "claude") {
+            spec.argv.insert(spec.argv.end(), {"--resume", ticket.last_session});
+        }
+        spec.env = {{"BOARD_TICKET", id},
+                    {"BOARD_PHASE", std::string{to_string(running.phase)}},
+                    {"BOARD_TICKET_DIR", dir.string()},
+                    {"BOARD_RUN", running.run_id},
+                    {"BOARD_PROMPT_FILE", prompt_file.string()},
+                    {"BOARD_ARTIFACT", (dir / artifact_name).string()},
+                    {"BOARD_DIR", options_.board_root.string()},
+                    {"BOARD_MAX_STEPS", std::to_string(agent.max_steps)}};
+        if (!ticket.last_session.empty())
+            spec.env.emplace_back("BOARD_SESSION", ticket.last_session);
+        spec.cwd = cwd;
+        spec.stdin_file = prompt_file;
+        spec.log_file = log_file;
+        spec.timeout = agent.timeout;
+        spec.grace = config_.daemon.grace;
+
+        ProcessOutcome outcome;
+        if (launch_error.empty()) {
+            outcome = co_await running.process->run(spec, [&](int pid) {
+                write_file_atomically(pid_file, std::to_string(pid) + "\n");
+            });
+        } else {
+            outcome.launch_error = launch_error;
+        }
+        fs::remove(pid_file, ec);
+
+        if (outcome.interrupted && outcome.launch_error.empty()) {
+            commit(id, [&](const Ticket&) {
+                return std::vector<Authored>{
+                    {Actor{ActorKind::system, {}},
+                     RunInterrupted{running.run_id, "board-daemon stopped"}}};
+            });
+            co_return;
+        }
+        RunRecord record;
+        record.run_id = running.run_id;
+        record.phase = running.phase;
+        record.exit_code = outcome.exit_code;
+        record.timed_out = outcome.timed_out;
+        if (!outcome.launch_error.empty())
+            record.error = "could not start: " + outcome.launch_error;
+        record.duration_ms = outcome.duration.count();
+        record.output = std::move(outcome.output);
+        read_artifact_into(record, dir, artifact_name);
+        commit_outcome(id, record);
+    }
+
+    void read_artifact_into(RunRecord& record, const fs::path& dir, const std::string& name) {
+        record.artifact_path = name;
+        std::error_code ec;
+        if (name.empty() || !fs::exists(dir / name, ec)) return;
+        std::string error;
+        record.artifact = read_artifact(dir / name, error);
+        if (!record.artifact) record.artifact_error = error;
+    }
+
+    void commit_outcome(const std::string& id, const RunRecord& record) {
+        if (commit(id, [&](const Ticket& t) { return outcome_batch(t, record); })) return;
+        // The full batch was refused (a question or artifact the reducer would not take): the
+        // run must still be finished, or the ticket would wait for it forever.
+        commit(id, [&](const Ticket& t) {
+            auto batch = outcome_batch(t, record);
+            std::vector<Authored> last{std::move(batch.back())};
+            return last;
+        });
+    }
+
+    /// `git worktree` `board/<ID>` on branch `board/<ID>`, created on first use, reused after.
+    asio::awaitable<std::variant<fs::path, std::string>> ensure_worktree(
+        const std::string& id, const fs::path& log_file, std::shared_ptr<AgentProcess>) {
+        const fs::path path = options_.board_root / ".board" / "worktrees" / id;
+        std::error_code ec;
+        if (fs::exists(path / ".git", ec)) co_return path;
+        fs::create_directories(path.parent_path(), ec);
+        write_file_atomically(options_.board_root / ".board" / ".gitignore", "*\n");
+        const std::string branch = "board/" + id;
+        LaunchSpec git;
+        git.argv = {"git",
+                    "-C",
+                    options_.board_root.string(),
+                    "worktree",
+                    "add",
+                    "-B",
+                    branch,
+                    path.string()};
+        // Reuse the branch if it exists (after a rejection), else branch from HEAD.
+        LaunchSpec probe;
+        probe.argv = {"git",
+                      "-C",
+                      options_.board_root.string(),
+                      "rev-parse",
+                      "--verify",
+                      "--quiet",
+                      "refs/heads/" + branch};
+        probe.cwd = git.cwd = options_.board_root;
+        probe.log_file = git.log_file = log_file;
+        probe.timeout = git.timeout = std::chrono::minutes{2};
+        auto exists = co_await std::make_shared<AgentProcess>(io_.get_executor())->run(probe);
+        if (exists.launch_error.empty() && exists.exit_code == 0) {
+            git.argv = {"git",
+                        "-C",
+                        options_.board_root.string(),
+                        "worktree",
+                        "add",
+                        path.string(),
+                        branch};
+        }
+        auto made = co_await std::make_shared<AgentProcess>(io_.get_executor())->run(git);
+        if (!made.launch_error.empty()) co_return "git worktree: " + made.launch_error;
+        if (made.exit_code != 0)
+            co_return fmt::format("git worktree add {} failed (exit {}); see {}",
+                                  path.string(),
+                                  made.exit_code,
+                                  log_file.string());
+        co_return path;
+    }
+
+    // ---- recovery -----------------------------------------------------------------------
+
+    /// Runs left in flight by a daemon that died: the agent is stopped if it still runs, then
+    /// the run is finished from its saved output when that ends with a signal, else recorded
+    /// as interrupted (and the phase runs again).
+    void recover() {
+        for (auto& [id, entry] : tickets_) {
+            if (!entry.ticket || !entry.ticket->run) continue;
+            const Run run = *entry.ticket->run;
+            const fs::path runs = tickets_dir_ / id / "runs";
+            const std::string stem = run.id + "-" + std::string{to_string(run.phase)};
+            const fs::path pid_file = runs / (stem + ".pid");
+            if (const std::string pid_text = read_small_file(pid_file, 32); !pid_text.empty()) {
+                const int pid = std::atoi(pid_text.c_str());
+                if (pid > 0 && is_agent_of(pid, id, run.id)) {
+                    signal_group(pid, SIGKILL);
+                    reporter_.message(fmt::format(
+                        "{}: stopped the agent of run {} left by the last daemon (pid {})",
+                        id,
+                        run.id,
+                        pid));
+                }
+            }
+            std::error_code ec;
+            fs::remove(pid_file, ec);
+            OutputCapture capture;
+            std::ifstream saved(runs / (stem + ".log"), std::ios::binary);
+            std::vector<char> chunk(64 * 1024);
+            while (saved && saved.read(chunk.data(), static_cast<std::streamsize>(chunk.size())),
+                   saved.gcount() > 0) {
+                capture.feed({chunk.data(), static_cast<std::size_t>(saved.gcount())});
+            }
+            RunRecord record;
+            record.run_id = run.id;
+            record.phase = run.phase;
+            record.output = capture.finish();
+            const auto signal = scan_signals(record.output.scan_text).signal;
+            if (signal) {
+                record.duration_ms = std::max<std::int64_t>(0, now_ms() - run.started_at);
+                record.recovered =
+                    "the daemon stopped while this run was in flight; its saved output "
+                    "ends with a signal, which is applied";
+                read_artifact_into(record, tickets_dir_ / id, artifact_file_name(run.phase));
+                commit_outcome(id, record);
+            } else {
+                commit(id, [&](const Ticket&) {
+                    return std::vector<Authored>{
+                        {Actor{ActorKind::system, {}},
+                         RunInterrupted{run.id,
+                                        "the daemon stopped while it was in flight (found at "
+                                        "restart); the phase runs again"}}};
+                });
+            }
+        }
+    }
+
+    // ---- the loop -----------------------------------------------------------------------
+
+    /// Keeps the live view's elapsed times moving.
+    asio::awaitable<void> tick_live_view() {
+        while (!finished_) {
+            poll_timer_.expires_after(std::chrono::seconds{1});
+            co_await poll_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+            reporter_.tick();
+        }
+    }
+
+    asio::awaitable<void> main_loop() {
+        if (reporter_.live()) asio::co_spawn(io_, tick_live_view(), asio::detached);
+        start_watching();
+        scan_board();
+        recover();
+        const auto started = Clock::now();
+        auto last_full_scan = Clock::now();
+        const bool watching = options_.mode == DaemonOptions::Mode::watch;
+        reporter_.message(fmt::format("board-daemon on {}: {} ticket(s), max {} agent(s) at once{}",
+                                      options_.board_root.string(),
+                                      tickets_.size(),
+                                      config_.daemon.max_parallel,
+                                      watching ? ", watching for changes" : ""));
+        for (;;) {
+            if (options_.run_for && Clock::now() - started >= *options_.run_for && !stopping_) {
+                stopping_ = true;
+                reporter_.message(fmt::format("--timeout {} reached: stopping",
+                                              format_duration(*options_.run_for)));
+                for (auto& [id, r] : running_) r.process->interrupt(config_.daemon.grace);
+            }
+            const bool poll_due = Clock::now() - last_full_scan >= config_.daemon.poll;
+            if (inotify_fd_ < 0 || poll_due) {
+                scan_board();
+                last_full_scan = Clock::now();
+            } else {
+                refresh_dirty();
+            }
+            std::optional<Clock::time_point> wake_at;
+            if (!stopping_) {
+                if (auto deadline = time_out_questions(); deadline && watching) {
+                    wake_at = Clock::now() +
+                              milliseconds{std::max<UnixMillis>(0, *deadline - now_ms()) + 5};
+                }
+                if (auto next = launch_runnable())
+                    wake_at = wake_at ? std::min(*wake_at, *next) : *next;
+            }
+            reporter_.board(snapshot());
+            if (running_.empty() && dirty_.empty()) {
+                if (stopping_) break;
+                if (!watching && !wake_at) break;  // nothing can move without a human
+            }
+            if (!dirty_.empty()) continue;
+            if (watching || !running_.empty()) {
+                const auto poll_at = last_full_scan + config_.daemon.poll;
+                wake_at = wake_at ? std::min(*wake_at, poll_at) : poll_at;
+            }
+            if (options_.run_for) {
+                const auto end = started + *options_.run_for;
+                if (!stopping_) wake_at = wake_at ? std::min(*wake_at, end) : end;
+            }
+            if (!wake_pending_) {
+                wake_.expires_at(wake_at ? *wake_at : Clock::now() + std::chrono::hours{24});
+                co_await wake_.async_wait(asio::as_tuple(asio::use_awaitable));
+            }
+            wake_pending_ = false;
+        }
+        finished_ = true;
+        if (inotify_stream_) inotify_stream_->close();
+        signals_.cancel();
+        poll_timer_.cancel();
+    }
+
+    BoardSnapshot snapshot() const {
+        BoardSnapshot s;
+        for (const auto& [id, entry] : tickets_) {
+            if (entry.ticket) s.tickets.push_back(entry.ticket);
+        }
+        return s;
+    }
+
+    DaemonOptions options_;
+    BoardConfig config_;
+    PromptTemplates templates_;
+    Reporter reporter_;
+    asio::io_context io_;
+    asio::steady_timer wake_;
+    asio::steady_timer poll_timer_;
+    asio::signal_set signals_;
+    fs::path tickets_dir_;
+    std::map<std::string, Entry, IdOrder> tickets_;
+    std::map<std::string, Running, IdOrder> running_;
+    std::set<std::string> dirty_;
+    std::map<int, std::string> watched_;
+    std::optional<asio::posix::stream_descriptor> inotify_stream_;
+    int inotify_fd_ = -1;
+    int board_watch_ = -1;
+    int lock_fd_ = -1;
+    bool wake_pending_ = false;
+    bool stopping_ = false;
+    bool finished_ = false;
+    int exit_code_ = 0;
+};
+
+}  // namespace
+
+int run_daemon(const DaemonOptions& options, const BoardConfig& config) {
+    auto templates = load_prompt_templates(options.board_root);
+    if (auto* error = std::get_if<std::string>(&templates)) {
+        std::cerr << "board-daemon: " << *error << '\n';
+        return 3;
+    }
+    for (const Status phase : all_statuses) {
+        if (const auto* agent = config.agent(phase); agent && agent->command.empty()) {
+            std::cerr << "board-daemon: agents." << to_string(phase) << ".command is empty\n";
+            return 3;
+        }
+    }
+    Daemon daemon(options, config, std::move(std::get<PromptTemplates>(templates)));
+    return daemon.run();
+}
+
+}  // namespace board::orchestrator
