@@ -1,1 +1,195 @@
-// being written
+#include "orchestrator/agent_process.hpp"
+
+#include <board/agent_output.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+using namespace board::orchestrator;
+namespace fs = std::filesystem;
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Scratch {
+    fs::path dir = fs::temp_directory_path() / ("board-process-" + std::to_string(::getpid()));
+
+    Scratch() {
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+    }
+
+    ~Scratch() { fs::remove_all(dir); }
+};
+
+LaunchSpec shell(const Scratch& s, std::string script, std::chrono::milliseconds timeout = 10s) {
+    LaunchSpec spec;
+    spec.argv = {"sh", "-c", std::move(script)};
+    spec.cwd = s.dir;
+    spec.log_file = s.dir / "run.log";
+    spec.timeout = timeout;
+    spec.grace = 200ms;
+    return spec;
+}
+
+std::vector<ProcessOutcome> run_all(std::vector<LaunchSpec> specs) {
+    asio::io_context io;
+    std::vector<ProcessOutcome> out(specs.size());
+    std::vector<std::shared_ptr<AgentProcess>> processes;  // alive while they run
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+        auto& process = processes.emplace_back(std::make_shared<AgentProcess>(io.get_executor()));
+        asio::co_spawn(
+            io, process->run(specs[i]), [&out, i](std::exception_ptr e, ProcessOutcome o) {
+                REQUIRE_FALSE(e);
+                out[i] = std::move(o);
+            });
+    }
+    io.run();
+    return out;
+}
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+bool alive(int pid) {
+    return ::kill(pid, 0) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("the agent's output is streamed to its log, with its exit code") {
+    Scratch s;
+    const auto out =
+        run_all({shell(s, "echo out; echo err >&2; echo '<promise>COMPLETE</promise>'; exit 3")});
+    CHECK(out[0].exit_code == 3);
+    CHECK_FALSE(out[0].timed_out);
+    CHECK(out[0].launch_error.empty());
+    const std::string log = read_file(s.dir / "run.log");
+    CHECK(log.find("out\n") != std::string::npos);
+    CHECK(log.find("err\n") != std::string::npos);
+    CHECK(board::scan_signals(out[0].output.scan_text).signal == board::Signal::complete);
+}
+
+TEST_CASE("the prompt arrives on stdin, the environment and working directory are set") {
+    Scratch s;
+    { std::ofstream(s.dir / "prompt.md") << "the prompt text\n"; }
+    LaunchSpec spec = shell(s,
+                            "cat; echo \"ticket=$BOARD_TICKET\"; pwd; echo \"pgid=$(ps -o pgid= $$ "
+                            "| tr -d ' ') pid=$$\"");
+    spec.stdin_file = s.dir / "prompt.md";
+    spec.env = {{"BOARD_TICKET", "PROJ-9"}};
+    const auto out = run_all({spec});
+    const std::string log = read_file(s.dir / "run.log");
+    CHECK(log.find("the prompt text") != std::string::npos);
+    CHECK(log.find("ticket=PROJ-9") != std::string::npos);
+    CHECK(log.find(s.dir.string()) != std::string::npos);
+    const std::string pid = std::to_string(out[0].pid);
+    CHECK(log.find("pgid=" + pid + " pid=" + pid) != std::string::npos);  // its own group
+}
+
+TEST_CASE("a hung agent is stopped at its timeout with its grandchildren") {
+    Scratch s;
+    const auto pid_file = s.dir / "grandchild.pid";
+    const auto started = std::chrono::steady_clock::now();
+    const auto out = run_all({shell(
+        s, "sleep 300 & echo $! > " + pid_file.string() + "; trap '' TERM; sleep 300", 300ms)});
+    const auto took = std::chrono::steady_clock::now() - started;
+    CHECK(out[0].timed_out);
+    CHECK(took < 5s);  // SIGTERM ignored: SIGKILL after the 200 ms grace
+    const int grandchild = std::stoi(read_file(pid_file));
+    std::this_thread::sleep_for(50ms);
+    CHECK_FALSE(alive(grandchild));
+    CHECK(read_file(s.dir / "run.log").find("timed out after 300ms") != std::string::npos);
+}
+
+TEST_CASE("a second agent in the same io_context is still killed at its timeout") {
+    // The Boost.Process v2 pidfd trap (design/toolchain.md §3, snag 5).
+    Scratch s;
+    auto quick = shell(s, "true");
+    auto hung = shell(s, "sleep 30", 200ms);
+    const auto started = std::chrono::steady_clock::now();
+    const auto out = run_all({quick, hung, shell(s, "exit 4")});
+    CHECK(std::chrono::steady_clock::now() - started < 5s);
+    CHECK_FALSE(out[0].timed_out);
+    CHECK(out[1].timed_out);
+    CHECK(out[2].exit_code == 4);
+}
+
+TEST_CASE("many agents at once each get their own outcome") {
+    Scratch s;
+    std::vector<LaunchSpec> specs;
+    for (int i = 0; i < 24; ++i) {
+        auto spec =
+            i % 4 == 0 ? shell(s, "sleep 5", 150ms) : shell(s, "exit " + std::to_string(i % 7));
+        spec.log_file = s.dir / ("run-" + std::to_string(i) + ".log");
+        specs.push_back(spec);
+    }
+    const auto out = run_all(specs);
+    for (int i = 0; i < 24; ++i) {
+        CAPTURE(i);
+        CHECK(out[static_cast<std::size_t>(i)].timed_out == (i % 4 == 0));
+        if (i % 4 != 0) CHECK(out[static_cast<std::size_t>(i)].exit_code == i % 7);
+    }
+}
+
+TEST_CASE("an agent that prints a lot keeps the daemon's memory flat") {
+    Scratch s;
+    const auto out = run_all({shell(s,
+                                    "head -c 30000000 /dev/zero | tr '\\0' 'x' | fold -w 1000; "
+                                    "echo; echo '<promise>COMPLETE</promise>'")});
+    CHECK(out[0].output.bytes > 30'000'000);
+    CHECK(out[0].output.scan_text.size() < 1024);
+    CHECK(fs::file_size(s.dir / "run.log") == out[0].output.bytes);
+    CHECK(board::scan_signals(out[0].output.scan_text).signal == board::Signal::complete);
+}
+
+TEST_CASE("an agent that exits before reading its prompt is just a run that ended") {
+    Scratch s;
+    { std::ofstream(s.dir / "prompt.md") << std::string(1 << 20, 'p'); }
+    auto spec = shell(s, "exit 0");
+    spec.stdin_file = s.dir / "prompt.md";
+    const auto out = run_all({spec});
+    CHECK(out[0].exit_code == 0);
+    CHECK(out[0].launch_error.empty());
+}
+
+TEST_CASE("a command that cannot start says why") {
+    Scratch s;
+    LaunchSpec missing = shell(s, "");
+    missing.argv = {"board-no-such-agent-xyz"};
+    LaunchSpec not_executable = shell(s, "");
+    not_executable.argv = {"./run.log"};
+    const auto out = run_all({missing, not_executable});
+    CHECK(out[0].launch_error == "`board-no-such-agent-xyz` was not found on PATH");
+    CHECK(out[1].launch_error.find("run.log") != std::string::npos);
+}
+
+TEST_CASE("interrupt stops the group gracefully, then by force") {
+    Scratch s;
+    asio::io_context io;
+    auto process = std::make_shared<AgentProcess>(io.get_executor());
+    ProcessOutcome out;
+    asio::co_spawn(io,
+                   process->run(shell(s, "trap '' TERM; sleep 30")),
+                   [&](std::exception_ptr, ProcessOutcome o) { out = std::move(o); });
+    asio::steady_timer later(io, 200ms);
+    later.async_wait([&](auto) { process->interrupt(100ms); });
+    const auto started = std::chrono::steady_clock::now();
+    io.run();
+    CHECK(out.interrupted);
+    CHECK_FALSE(out.timed_out);
+    CHECK(std::chrono::steady_clock::now() - started < 5s);
+}

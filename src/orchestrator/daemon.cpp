@@ -648,7 +648,8 @@ private:
         probe.cwd = git.cwd = options_.board_root;
         probe.log_file = git.log_file = log_file;
         probe.timeout = git.timeout = std::chrono::minutes{2};
-        auto exists = co_await std::make_shared<AgentProcess>(io_.get_executor())->run(probe);
+        const auto prober = std::make_shared<AgentProcess>(io_.get_executor());
+        auto exists = co_await prober->run(probe);
         if (exists.launch_error.empty() && exists.exit_code == 0) {
             git.argv = {"git",
                         "-C",
@@ -658,7 +659,8 @@ private:
                         path.string(),
                         branch};
         }
-        auto made = co_await std::make_shared<AgentProcess>(io_.get_executor())->run(git);
+        const auto maker = std::make_shared<AgentProcess>(io_.get_executor());
+        auto made = co_await maker->run(git);
         if (!made.launch_error.empty()) co_return "git worktree: " + made.launch_error;
         if (made.exit_code != 0)
             co_return fmt::format("git worktree add {} failed (exit {}); see {}",

@@ -1,1 +1,139 @@
-// being written
+#include "orchestrator/run_outcome.hpp"
+
+#include <board/reduce.hpp>
+
+#include <catch2/catch.hpp>
+
+using namespace board;
+using namespace board::orchestrator;
+
+namespace {
+
+RunRecord record_with(std::string output, int exit_code = 0) {
+    RunRecord r;
+    r.run_id = "0003";
+    r.phase = Status::research;
+    r.exit_code = exit_code;
+    r.duration_ms = 1500;
+    r.output.scan_text = std::move(output);
+    r.artifact_path = "research.md";
+    return r;
+}
+
+ArtifactRead artifact(std::optional<ArtifactStatus> status,
+                      std::string sha = std::string(64, 'a')) {
+    ArtifactRead a;
+    a.front_matter.status = status;
+    a.front_matter.summary = "what we found";
+    a.sha256 = std::move(sha);
+    return a;
+}
+
+template <class T>
+std::vector<const T*> all_of_type(const std::vector<Authored>& batch) {
+    std::vector<const T*> out;
+    for (const auto& a : batch)
+        if (const auto* p = std::get_if<T>(&a.payload)) out.push_back(p);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a completed run records its artifact (by the agent) then run-finished (by the board)") {
+    RunRecord r = record_with("<promise>COMPLETE: all found</promise>\n");
+    r.artifact = artifact(ArtifactStatus::complete);
+    r.output.cost_usd = 0.5;
+    r.output.session = "s-1";
+    const auto batch = outcome_batch(Ticket{}, r);
+    REQUIRE(batch.size() == 2);
+    const auto* recorded = std::get_if<ArtifactRecorded>(&batch[0].payload);
+    REQUIRE(recorded);
+    CHECK(batch[0].by == Actor{ActorKind::agent, "research"});
+    CHECK(recorded->status == ArtifactStatus::complete);
+    CHECK(recorded->path == "research.md");
+    CHECK(recorded->sha256 == std::string(64, 'a'));
+    CHECK_FALSE(recorded->gate.has_value());
+    const auto* finished = std::get_if<RunFinished>(&batch[1].payload);
+    REQUIRE(finished);
+    CHECK(batch[1].by.kind == ActorKind::system);
+    CHECK(finished->run == "0003");
+    CHECK(finished->signal == Signal::complete);
+    CHECK(finished->context == "all found");
+    CHECK(finished->cost_usd == 0.5);
+    CHECK(finished->session == "s-1");
+    CHECK(finished->duration_ms == 1500);
+}
+
+TEST_CASE("an artifact without front matter is recorded in progress") {
+    RunRecord r = record_with("<promise>COMPLETE</promise>");
+    r.artifact = artifact(std::nullopt);
+    const auto recorded = all_of_type<ArtifactRecorded>(outcome_batch(Ticket{}, r));
+    REQUIRE(recorded.size() == 1);
+    CHECK(recorded[0]->status == ArtifactStatus::in_progress);
+}
+
+TEST_CASE("a rejected artifact left unchanged is not recorded again") {
+    Ticket t;
+    t.artifact(ArtifactKind::research) = Artifact{
+        "research.md", ArtifactStatus::rejected, "what we found", std::string(64, 'a'), 1, 1};
+    RunRecord r = record_with("<promise>COMPLETE</promise>");
+    r.artifact = artifact(ArtifactStatus::complete);
+    CHECK(all_of_type<ArtifactRecorded>(outcome_batch(t, r)).empty());
+    r.artifact = artifact(ArtifactStatus::complete, std::string(64, 'b'));  // rewritten
+    CHECK(all_of_type<ArtifactRecorded>(outcome_batch(t, r)).size() == 1);
+}
+
+TEST_CASE("questions are numbered after the ticket's, and a failed run asks none") {
+    Ticket t;
+    t.questions.resize(2);
+    const std::string output =
+        "<question>{\"question\": \"SQLite or Postgres?\", \"type\": \"blocking\"}</question>\n"
+        "<question>{\"question\": \"Also this?\", \"type\": \"non_blocking\"}</question>\n";
+    const auto asked = all_of_type<QuestionAsked>(outcome_batch(t, record_with(output)));
+    REQUIRE(asked.size() == 2);
+    CHECK(asked[0]->question_id == "q3");
+    CHECK(asked[1]->question_id == "q4");
+    CHECK(all_of_type<QuestionAsked>(outcome_batch(t, record_with(output, 1))).empty());
+}
+
+TEST_CASE("several signals, malformed tags and bad questions leave one board note each") {
+    const std::string output =
+        "<promise>CHECKPOINT: "
+        "a</promise>\n<promise>complete</promise>\n<promise>COMPLETE</promise>\n"
+        "<question>{not json}</question>\n";
+    const auto batch = outcome_batch(Ticket{}, record_with(output));
+    const auto notes = all_of_type<NoteAdded>(batch);
+    REQUIRE(notes.size() == 2);
+    CHECK(notes[0]->text.find("several signals (CHECKPOINT, COMPLETE); CHECKPOINT counts") !=
+          std::string::npos);
+    CHECK(notes[0]->text.find("unknown signal") != std::string::npos);
+    CHECK(notes[1]->text.find("questions dropped") != std::string::npos);
+    CHECK(std::get<RunFinished>(batch.back().payload).signal == Signal::checkpoint);
+}
+
+TEST_CASE("the batch is accepted by the reducer on a ticket whose run is in flight") {
+    Ticket t;
+    const auto apply = [&](Payload p, Actor by, UnixMillis at) {
+        Event e{event_schema_version,
+                t.seq + 1,
+                "e" + std::to_string(t.seq + 1),
+                at,
+                std::move(by),
+                std::move(p)};
+        auto next = reduce(t, e);
+        INFO((next ? std::string{} : next.error().message));
+        REQUIRE(next.has_value());
+        t = next.value();
+    };
+    Created c;
+    c.ticket = "PROJ-1";
+    c.title = "t";
+    apply(c, Actor{ActorKind::human, "ana"}, 1000);
+    apply(RunStarted{"0001", Status::research, 1, 1, {}}, Actor{}, 2000);
+    RunRecord r = record_with("<promise>COMPLETE</promise>\n");
+    r.run_id = "0001";
+    r.artifact = artifact(ArtifactStatus::complete);
+    for (auto& item : outcome_batch(t, r)) apply(item.payload, item.by, 3000);
+    CHECK(t.status == Status::ready);
+    CHECK_FALSE(t.run.has_value());
+}
