@@ -8,6 +8,7 @@
 #include <board/agent_output.hpp>
 #include <board/artifact.hpp>
 #include <board/board_dir.hpp>
+#include <board/catalog.hpp>
 #include <board/event_log.hpp>
 #include <board/next_action.hpp>
 
@@ -340,6 +341,8 @@ private:
             if (auto* done = std::get_if<Committed>(&result)) {
                 entry.ticket = done->ticket;
                 entry.own_seq = done->ticket->seq;
+                if (auto problem = write_snapshot(tickets_dir_ / id, *done->ticket))
+                    reporter_.problem("board-daemon: " + *problem);
                 for (const auto& e : done->events) reporter_.event(id, e);
                 return done->ticket;
             }
@@ -364,38 +367,6 @@ private:
 
     // ---- deciding -----------------------------------------------------------------------
 
-    struct Candidate {
-        QueueKey key;
-        std::string id;
-    };
-
-    BoardFacts board_facts() const {
-        BoardFacts facts;
-        for (const auto& [id, entry] : tickets_) {
-            if (!entry.ticket) continue;
-            const Ticket& t = *entry.ticket;
-            if (t.status != Status::done) ++facts.in_status[static_cast<std::size_t>(t.status)];
-            if (t.run) ++facts.runs_in_status[static_cast<std::size_t>(t.run->phase)];
-        }
-        return facts;
-    }
-
-    bool blockers_done(const Ticket& t) const {
-        return std::all_of(t.blocked_by.begin(), t.blocked_by.end(), [&](const std::string& b) {
-            const auto it = tickets_.find(b);
-            return it != tickets_.end() && it->second.ticket &&
-                   it->second.ticket->status == Status::done;
-        });
-    }
-
-    EpicState epic_state(const Ticket& t, const std::set<std::string>& epics_in_flight) const {
-        if (t.parent.empty()) return EpicState::none;
-        const auto it = tickets_.find(t.parent);
-        if (it != tickets_.end() && it->second.ticket && it->second.ticket->status == Status::done)
-            return EpicState::done;
-        return epics_in_flight.count(t.parent) ? EpicState::in_flight : EpicState::open;
-    }
-
     /// Appends a timeout for every question whose time has come; returns the next deadline.
     std::optional<UnixMillis> time_out_questions() {
         std::optional<UnixMillis> next;
@@ -417,7 +388,8 @@ private:
         return next;
     }
 
-    /// Launches what may run now; returns when the planner must look again at the latest.
+    /// Launches what may run now, in `next` order (the catalog's §7 queries); returns when
+    /// the planner must look again at the latest (a retry backoff or a debounce ends).
     std::optional<Clock::time_point> launch_runnable() {
         std::optional<Clock::time_point> wake_at;
         auto wake_no_later = [&](Clock::time_point t) {
@@ -425,52 +397,44 @@ private:
         };
         const auto now = Clock::now();
         const UnixMillis wall = now_ms();
-
-        std::set<std::string> epics_in_flight;
-        for (const auto& [id, entry] : tickets_) {
-            if (entry.ticket && !entry.ticket->parent.empty() &&
-                (entry.ticket->run ||
-                 (is_agent_phase(entry.ticket->status) && !entry.ticket->awaiting)))
-                epics_in_flight.insert(entry.ticket->parent);
-        }
-        BoardFacts facts = board_facts();
-        std::vector<Candidate> candidates;
-        for (auto& [id, entry] : tickets_) {
-            if (!entry.ticket || running_.count(id)) continue;
+        std::vector<CatalogEntry> entries;
+        entries.reserve(tickets_.size());
+        for (const auto& [id, entry] : tickets_)
+            if (entry.ticket) entries.push_back(summarize(*entry.ticket));
+        const Catalog catalog(std::move(entries));
+        // What this pass's launches changed: next_action sees WIP as it will be.
+        std::array<int, all_statuses.size()> entered{};
+        std::array<int, all_statuses.size()> started{};
+        for (const CatalogEntry* candidate : catalog.ready(config_.policy, {})) {
+            const std::string& id = candidate->ticket.id;
+            auto& entry = tickets_.at(id);
+            if (running_.count(id)) continue;
             if (options_.mode == DaemonOptions::Mode::once && entry.ran_this_session) continue;
-            facts.blockers_done = blockers_done(*entry.ticket);
-            const auto action = next_action(*entry.ticket, config_.policy, facts);
-            const auto* start = std::get_if<StartRun>(&action);
-            if (!start) continue;
             if (entry.available_at > now) {
                 wake_no_later(entry.available_at);
                 continue;
             }
+            BoardFacts facts = catalog.facts_for(candidate->ticket);
+            for (std::size_t i = 0; i < all_statuses.size(); ++i) {
+                facts.in_status[i] += entered[i];
+                facts.runs_in_status[i] += started[i];
+            }
+            const auto action = next_action(*entry.ticket, config_.policy, facts);
+            const auto* start = std::get_if<StartRun>(&action);
+            if (!start) continue;
             if (start->not_before > wall) {
                 wake_no_later(now + milliseconds{start->not_before - wall});
                 continue;
             }
-            candidates.push_back(
-                {queue_key(*entry.ticket, epic_state(*entry.ticket, epics_in_flight)), id});
-        }
-        std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-            return comes_before(a.key, b.key);
-        });
-        for (const auto& c : candidates) {
             if (static_cast<int>(running_.size()) >= config_.daemon.max_parallel || stopping_)
                 break;
-            auto& entry = tickets_.at(c.id);
-            const Ticket& t = *entry.ticket;
-            facts.blockers_done = blockers_done(t);
-            const auto action = next_action(t, config_.policy, facts);  // counts moved on
-            const auto* start = std::get_if<StartRun>(&action);
-            if (!start) continue;
-            if (start->phase != t.status) {
-                --facts.in_status[static_cast<std::size_t>(t.status)];
-                ++facts.in_status[static_cast<std::size_t>(start->phase)];
+            const Status from = entry.ticket->status;
+            if (start->phase != from) {
+                --entered[static_cast<std::size_t>(from)];
+                ++entered[static_cast<std::size_t>(start->phase)];
             }
-            ++facts.runs_in_status[static_cast<std::size_t>(start->phase)];
-            begin_run(c.id, *start);
+            ++started[static_cast<std::size_t>(start->phase)];
+            begin_run(id, *start);
         }
         return wake_at;
     }
