@@ -51,8 +51,8 @@ AgentConfig default_agent_config(Status phase);
 /// Everything board.yaml says. Default-constructed, it holds the documented defaults.
 struct BoardConfig {
     std::string prefix = "PROJ";  ///< matches ^[A-Z][A-Z0-9]{0,15}$
-    /// auto, wip, gates, budget and agents.review.enabled (as `review_agent`). Retry backoff
-    /// is not configurable in board.yaml and keeps Policy's defaults.
+    /// auto, wip, gates, budget (including retry_backoff and retry_backoff_max) and
+    /// agents.review.enabled (as `review_agent`).
     Policy policy;
     DaemonConfig daemon;
     /// `agents.default`: what a phase without its own command/timeout runs.

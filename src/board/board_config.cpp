@@ -331,8 +331,16 @@ void read_top(const Field& top, BoardConfig& config) {
             }
             if (key == "budget") {
                 for_each_key(v,
-                             {"max_iterations", "max_attempts", "max_cost_usd"},
+                             {"max_iterations",
+                              "max_attempts",
+                              "max_cost_usd",
+                              "retry_backoff",
+                              "retry_backoff_max"},
                              [&](std::string_view k, const Field& x) {
+                                 if (k == "retry_backoff")
+                                     policy.retry_backoff_ms = read_duration(x, true).count();
+                                 if (k == "retry_backoff_max")
+                                     policy.retry_backoff_max_ms = read_duration(x, true).count();
                                  if (k == "max_iterations") policy.max_iterations = read_int(x, 1);
                                  if (k == "max_attempts") policy.max_attempts = read_int(x, 1);
                                  if (k == "max_cost_usd") policy.max_cost_usd = read_money(x);
@@ -499,6 +507,8 @@ budget:
   max_iterations: 10  # runs of one phase that end without a signal
   max_attempts: 3     # failed runs (crash, non-zero exit, timeout) of one phase
   max_cost_usd: 10.0  # total agent cost of the ticket; 0 = unlimited
+  retry_backoff: 10s       # wait before retrying a failed run; doubled per failure
+  retry_backoff_max: 5m    # the longest such wait
 
 # board-daemon: how many agents at once, and how it watches the board.
 daemon:

@@ -92,7 +92,7 @@ prefix: ACME7
 auto: { research: false, planning: true }
 wip: { research: 0, planning: 5, implementing: 1 }
 gates: { research: checkpoint, planning: none }
-budget: { max_iterations: 4, max_attempts: 1, max_cost_usd: 2.5 }
+budget: { max_iterations: 4, max_attempts: 1, max_cost_usd: 2.5, retry_backoff: 250ms, retry_backoff_max: 2s }
 daemon: { max_parallel: 8, poll: 500ms, debounce: 0s, grace: 1m }
 agents:
   default: { command: [codex, exec, --full-auto], timeout: 1h }
@@ -108,6 +108,8 @@ agents:
     CHECK(c.policy.wip_limit(Status::planning) == 5);
     CHECK(c.policy.wip_limit(Status::implementing) == 1);
     CHECK(c.policy.research_gate == Gate::checkpoint);
+    CHECK(c.policy.retry_backoff_ms == 250);
+    CHECK(c.policy.retry_backoff_max_ms == 2000);
     CHECK(c.policy.planning_gate == Gate::none);
     CHECK(c.policy.max_iterations == 4);
     CHECK(c.policy.max_attempts == 1);
@@ -293,12 +295,14 @@ TEST_CASE("the board.yaml that board init writes loads as exactly the defaults")
 
 TEST_CASE("the default board.yaml writes every key, and Codex as a commented alternative") {
     const std::string text = default_board_yaml("PROJ");
-    for (const char* key : {"prefix:",       "auto:",         "wip:",          "gates:",
-                            "budget:",       "daemon:",       "agents:",       "max_iterations:",
-                            "max_attempts:", "max_cost_usd:", "max_parallel:", "poll:",
-                            "debounce:",     "grace:",        "default:",      "command:",
-                            "timeout:",      "max_steps:",    "worktree:",     "enabled:",
-                            "resume:",       "implementing:", "review:"}) {
+    for (const char* key :
+         {"prefix:",       "auto:",         "wip:",           "gates:",
+          "budget:",       "daemon:",       "agents:",        "max_iterations:",
+          "max_attempts:", "max_cost_usd:", "retry_backoff:", "retry_backoff_max:",
+          "max_parallel:", "poll:",         "debounce:",      "grace:",
+          "default:",      "command:",      "timeout:",       "max_steps:",
+          "worktree:",     "enabled:",      "resume:",        "implementing:",
+          "review:"}) {
         CHECK_THAT(text, Contains(key));
     }
     CHECK_THAT(text, Contains("# command: [codex, exec, --full-auto]"));
