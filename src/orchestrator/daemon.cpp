@@ -662,8 +662,9 @@ private:
             OutputCapture capture;
             std::ifstream saved(runs / (stem + ".log"), std::ios::binary);
             std::vector<char> chunk(64 * 1024);
-            while (saved && saved.read(chunk.data(), static_cast<std::streamsize>(chunk.size())),
-                   saved.gcount() > 0) {
+            while (saved) {
+                saved.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+                if (saved.gcount() <= 0) break;
                 capture.feed({chunk.data(), static_cast<std::size_t>(saved.gcount())});
             }
             RunRecord record;

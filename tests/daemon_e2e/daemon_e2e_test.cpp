@@ -1,0 +1,584 @@
+// board-daemon end to end: real processes (daemon, CLI, fake agent) on temporary boards.
+
+#include <board/codec.hpp>
+#include <board/event_log.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <spawn.h>
+#include <sstream>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char** environ;  // NOLINT: POSIX
+
+using namespace board;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+}
+
+/// A child process with stdout and stderr in files.
+struct Child {
+    pid_t pid = -1;
+    fs::path out, err;
+
+    /// Waits up to `limit`, then SIGKILLs. Returns the exit code (128+signal if killed).
+    int wait(std::chrono::milliseconds limit = 120s, rusage* usage = nullptr) {
+        const auto deadline = std::chrono::steady_clock::now() + limit;
+        int status = 0;
+        rusage local{};
+        for (;;) {
+            const pid_t r = ::wait4(pid, &status, WNOHANG, usage ? usage : &local);
+            if (r == pid) break;
+            if (std::chrono::steady_clock::now() > deadline) {
+                ::kill(pid, SIGKILL);
+                ::wait4(pid, &status, 0, usage ? usage : &local);
+                FAIL("process " << pid << " did not finish in time; stderr: " << read_file(err));
+            }
+            std::this_thread::sleep_for(5ms);
+        }
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+
+    std::string stdout_text() const { return read_file(out); }
+
+    std::string stderr_text() const { return read_file(err); }
+};
+
+Child spawn(const std::vector<std::string>& argv,
+            const fs::path& out_dir,
+            const std::string& name) {
+    Child c;
+    c.out = out_dir / (name + ".out");
+    c.err = out_dir / (name + ".err");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(
+        &actions, 1, c.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(
+        &actions, 2, c.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    const int rc = ::posix_spawn(&c.pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    REQUIRE(rc == 0);
+    return c;
+}
+
+struct BoardOptions {
+    std::string gates = "{ research: none, planning: none }";
+    std::string budget =
+        "{ max_iterations: 2, max_attempts: 2, retry_backoff: 100ms, retry_backoff_max: 200ms }";
+    std::string daemon = "{ max_parallel: 4, poll: 1s, debounce: 0s, grace: 300ms }";
+    std::string wip = "{ research: 0, planning: 0, implementing: 0 }";
+    std::string timeout = "20s";
+};
+
+/// A temporary board whose agent is the fake agent.
+struct TestBoard {
+    fs::path root;
+    int runs = 0;
+
+    explicit TestBoard(const std::string& name, const BoardOptions& o = {}) {
+        root = fs::temp_directory_path() / ("board-e2e-" + std::to_string(::getpid()) + "-" + name);
+        fs::remove_all(root);
+        fs::create_directories(root / "tickets");
+        write_file(root / "board.yaml",
+                   "prefix: T\n"
+                   "auto: { research: true, planning: true }\n"
+                   "gates: " +
+                       o.gates +
+                       "\n"
+                       "wip: " +
+                       o.wip +
+                       "\n"
+                       "budget: " +
+                       o.budget +
+                       "\n"
+                       "daemon: " +
+                       o.daemon +
+                       "\n"
+                       "agents:\n"
+                       "  default: { command: [" BOARD_FAKE_AGENT_BIN "], timeout: " +
+                       o.timeout +
+                       " }\n"
+                       "  implementing: { worktree: false }\n");
+    }
+
+    ~TestBoard() {
+        if (!std::getenv("BOARD_KEEP_TEST_BOARDS")) fs::remove_all(root);
+    }
+
+    Child start_cli(std::vector<std::string> args) {
+        std::vector<std::string> argv{BOARD_CLI_BIN};
+        argv.insert(argv.end(), args.begin(), args.end());
+        argv.insert(argv.end(), {"--board", root.string()});
+        return spawn(argv, root, "cli-" + std::to_string(++runs));
+    }
+
+    std::string cli(std::vector<std::string> args, int expected_exit = 0) {
+        Child c = start_cli(std::move(args));
+        const int code = c.wait();
+        INFO(c.stderr_text());
+        CHECK(code == expected_exit);
+        return c.stdout_text();
+    }
+
+    std::string create(const std::string& title, std::vector<std::string> extra = {}) {
+        std::vector<std::string> args{"create", title, "--as", "ana"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        std::string id = cli(args);
+        id.erase(id.find_last_not_of("\n") + 1);
+        return id;
+    }
+
+    void script(const std::string& id, const std::string& phase, const std::string& lines) {
+        write_file(root / "tickets" / id / "fake-agent" / phase, lines);
+    }
+
+    Child start_daemon(std::vector<std::string> args = {}) {
+        std::vector<std::string> argv{
+            BOARD_DAEMON_BIN, "--board", root.string(), "--log-format", "json"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return spawn(argv, root, "daemon-" + std::to_string(++runs));
+    }
+
+    /// Runs the daemon to its end and returns its exit code.
+    int daemon(std::vector<std::string> args = {}, rusage* usage = nullptr) {
+        Child d = start_daemon(std::move(args));
+        const int code = d.wait(180s, usage);
+        UNSCOPED_INFO("daemon stderr: " << d.stderr_text());
+        return code;
+    }
+
+    Ticket ticket(const std::string& id) {
+        auto loaded = load_ticket(root / "tickets" / id);
+        REQUIRE(std::holds_alternative<Loaded>(loaded));
+        return std::get<Loaded>(loaded).ticket;
+    }
+
+    std::vector<Event> events(const std::string& id) {
+        std::vector<Event> out;
+        auto r = read_log(root / "tickets" / id / "events.jsonl",
+                          [&](const Event& e) { out.push_back(e); });
+        REQUIRE(std::holds_alternative<ReadReport>(r));
+        return out;
+    }
+
+    fs::path dir(const std::string& id) const { return root / "tickets" / id; }
+};
+
+template <class T>
+std::vector<const T*> payloads(std::vector<Event>&&) = delete;  // would dangle
+
+template <class T>
+std::size_t count_of(const std::vector<Event>& events) {
+    return static_cast<std::size_t>(std::count_if(events.begin(), events.end(), [](const Event& e) {
+        return std::holds_alternative<T>(e.payload);
+    }));
+}
+
+template <class T>
+std::vector<const T*> payloads(const std::vector<Event>& events) {
+    std::vector<const T*> out;
+    for (const auto& e : events)
+        if (const auto* p = std::get_if<T>(&e.payload)) out.push_back(p);
+    return out;
+}
+
+/// Every run of the log has exactly one end (finished or interrupted): none lost, none doubled.
+void check_runs_closed_once(const std::vector<Event>& events) {
+    std::map<std::string, int> ends;
+    for (const auto* s : payloads<RunStarted>(events)) ends[s->run] += 0;
+    for (const auto* f : payloads<RunFinished>(events)) ++ends[f->run];
+    for (const auto* i : payloads<RunInterrupted>(events)) ++ends[i->run];
+    for (const auto& [run, count] : ends) {
+        CAPTURE(run);
+        CHECK(count == 1);
+    }
+}
+
+/// Running, not just a zombie nobody reaped yet (a container's init may never reap it).
+bool alive(pid_t pid) {
+    const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+    const auto paren = stat.rfind(')');
+    return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+}  // namespace
+
+TEST_CASE("each signal in each phase, end to end") {
+    TestBoard board("signals");
+    const std::vector<std::string> phases{"research", "planning", "implementing", "review"};
+
+    struct Row {
+        std::string signal;
+        std::optional<Awaiting> awaiting;
+    };
+
+    const std::vector<Row> rows{{"APPROVAL_NEEDED", Awaiting::approval},
+                                {"REVIEW_REQUESTED", Awaiting::review},
+                                {"CONTENT_REVIEW", Awaiting::content},
+                                {"INPUT_NEEDED", Awaiting::input},
+                                {"BLOCKED", Awaiting::input},
+                                {"ESCALATE", Awaiting::escalation},
+                                {"CHECKPOINT", Awaiting::checkpoint},
+                                {"EJECT", Awaiting::work},
+                                {"COMPLETE", std::nullopt},
+                                {"", Awaiting::escalation}};
+    std::map<std::string, std::pair<std::string, Row>> cases;
+    for (const auto& phase : phases) {
+        for (const auto& row : rows) {
+            const std::string id =
+                board.create(phase + " " + (row.signal.empty() ? "no signal" : row.signal));
+            board.script(id,
+                         phase,
+                         row.signal.empty()
+                             ? "artifact=in-progress\n"
+                             : "signal=\"" + row.signal + ": context from " + phase + "\"\n");
+            cases[id] = {phase, row};
+        }
+    }
+    REQUIRE(board.daemon() == 0);
+    for (const auto& [id, c] : cases) {
+        const auto& [phase, row] = c;
+        CAPTURE(id, phase, row.signal);
+        const Ticket t = board.ticket(id);
+        const Status p = *parse<Status>(phase);
+        if (row.signal == "COMPLETE") {
+            // Every phase completes; the review gate waits for a human.
+            CHECK(t.status == Status::review);
+            CHECK(t.awaiting == Awaiting::review);
+            continue;
+        }
+        const bool moves_to_review =
+            p == Status::implementing &&
+            (row.signal == "APPROVAL_NEEDED" || row.signal == "REVIEW_REQUESTED" ||
+             row.signal == "CONTENT_REVIEW");
+        CHECK(t.status == (moves_to_review ? Status::review : p));
+        CHECK(t.awaiting == row.awaiting);
+        CHECK_FALSE(t.run.has_value());
+        if (row.signal.empty()) {
+            // max_iterations 2 in the phase, after one run in each earlier agent phase.
+            const auto events = board.events(id);
+            const std::size_t earlier = p == Status::research ? 0 : static_cast<std::size_t>(p) - 2;
+            CHECK(payloads<RunFinished>(events).size() == 2 + earlier);
+        } else {
+            CHECK(t.notes.end() != std::find_if(t.notes.begin(), t.notes.end(), [&](const Note& n) {
+                      return n.from == ActorKind::agent && n.text == "context from " + phase;
+                  }));
+        }
+        const auto events = board.events(id);
+        check_runs_closed_once(events);
+    }
+    CHECK(board.cli({"verify"}).find("all hold") != std::string::npos);
+}
+
+TEST_CASE("a failing agent is retried with backoff, then escalated with the error") {
+    TestBoard board("retries");
+    const std::string id = board.create("fails");
+    board.script(id, "research", "stderr=boom exit=3\n");
+    REQUIRE(board.daemon() == 0);
+    const Ticket t = board.ticket(id);
+    CHECK(t.awaiting == Awaiting::escalation);
+    const auto events = board.events(id);
+    const auto finished = payloads<RunFinished>(events);
+    REQUIRE(finished.size() == 2);  // max_attempts: 2
+    CHECK(finished[0]->exit_code == 3);
+    // The second run started at least the backoff after the first failed.
+    std::vector<UnixMillis> finish_at, start_at;
+    for (const auto& e : events) {
+        if (std::holds_alternative<RunFinished>(e.payload)) finish_at.push_back(e.at);
+        if (std::holds_alternative<RunStarted>(e.payload)) start_at.push_back(e.at);
+    }
+    REQUIRE(start_at.size() == 2);
+    CHECK(start_at[1] - finish_at[0] >= 100);
+    CHECK(read_file(board.dir(id) / "runs" / "0001-research.log").find("boom") !=
+          std::string::npos);
+}
+
+TEST_CASE("a hung agent is killed at its timeout, grandchildren included") {
+    BoardOptions o;
+    o.timeout = "1s";
+    o.budget = "{ max_attempts: 1 }";
+    TestBoard board("hung", o);
+    const std::string id = board.create("hangs");
+    board.script(id, "research", "grandchild hang=ignore-term\n");
+    const auto started = std::chrono::steady_clock::now();
+    REQUIRE(board.daemon() == 0);
+    CHECK(std::chrono::steady_clock::now() - started < 15s);
+    const auto events = board.events(id);
+    const auto finished = payloads<RunFinished>(events);
+    REQUIRE(finished.size() == 1);
+    CHECK(finished[0]->timed_out);
+    CHECK(board.ticket(id).awaiting == Awaiting::escalation);
+    const pid_t grandchild = std::stoi(read_file(board.dir(id) / "fake-agent" / "grandchild.pid"));
+    std::this_thread::sleep_for(100ms);
+    CHECK_FALSE(alive(grandchild));
+}
+
+TEST_CASE("an agent printing 200 MB leaves the daemon's memory flat") {
+    auto peak_kb = [](const std::string& name, const std::string& script) {
+        TestBoard board(name);
+        const std::string id = board.create("talks");
+        board.script(id, "research", script);
+        rusage usage{};
+        REQUIRE(board.daemon({"--once"}, &usage) == 0);
+        CHECK(board.ticket(id).status == Status::ready);
+        return usage.ru_maxrss;
+    };
+    const long quiet = peak_kb("quiet", "signal=COMPLETE\n");
+    const long flood = peak_kb("flood", "flood=200 signal=COMPLETE\n");
+    CAPTURE(quiet, flood);
+    CHECK(flood - quiet < 32 * 1024);  // KiB: the output is streamed, never held
+}
+
+TEST_CASE("an agent that exits before reading stdin still completes its phase") {
+    TestBoard board("nostdin");
+    const std::string id = board.create("quick");
+    board.script(id, "research", "no-stdin signal=COMPLETE\n");
+    REQUIRE(board.daemon({"--once"}) == 0);
+    const auto events = board.events(id);
+    const auto finished = payloads<RunFinished>(events);
+    REQUIRE_FALSE(finished.empty());
+    CHECK(finished[0]->exit_code == 0);
+    CHECK(finished[0]->signal == Signal::complete);
+}
+
+TEST_CASE("rejection feedback reaches the next prompt") {
+    BoardOptions o;
+    o.gates = "{ research: none, planning: approval }";
+    TestBoard board("feedback", o);
+    const std::string id = board.create("plan me");
+    REQUIRE(board.daemon() == 0);
+    REQUIRE(board.ticket(id).awaiting == Awaiting::approval);
+    board.cli({"reject", id, "Use the existing retry helper", "--as", "ana"});
+    REQUIRE(board.daemon() == 0);
+    const std::string second = read_file(board.dir(id) / "fake-agent" / "prompt-planning-2.md");
+    const auto feedback = second.find("## Human feedback");
+    REQUIRE(feedback != std::string::npos);
+    CHECK(second.find("Use the existing retry helper", feedback) != std::string::npos);
+    const std::string first = read_file(board.dir(id) / "fake-agent" / "prompt-planning-1.md");
+    CHECK(first.find("## Human feedback\n\n(none)") != std::string::npos);
+    CHECK(board.ticket(id).awaiting == Awaiting::approval);
+}
+
+TEST_CASE("a blocking question past its timeout: the default answers it, or it escalates") {
+    const bool with_default = GENERATE(true, false);
+    CAPTURE(with_default);
+    TestBoard board(with_default ? "question-default" : "question-escalate");
+    const std::string id = board.create("asks");
+    // The question was asked 20 minutes ago (timeouts are at least 5 minutes).
+    const UnixMillis long_ago = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count() -
+                                20 * 60'000;
+    const Ticket created = board.ticket(id);
+    QuestionAsked q;
+    q.question_id = "q1";
+    q.question = "SQLite or Postgres?";
+    q.kind = QuestionKind::blocking;
+    q.timeout_minutes = 5;
+    if (with_default) q.default_response = "sqlite";
+    RunFinished done;
+    done.run = "r1";
+    std::vector<Event> batch{
+        Event{1, 0, "e-start", long_ago, Actor{}, RunStarted{"r1", Status::research, 1, 1, {}}},
+        Event{1, 0, "e-ask", long_ago + 1, Actor{ActorKind::agent, "research"}, q},
+        Event{1, 0, "e-done", long_ago + 2, Actor{}, done}};
+    REQUIRE(std::holds_alternative<Committed>(append_events(board.dir(id), batch, created.seq)));
+    REQUIRE(board.ticket(id).awaiting == Awaiting::input);
+
+    REQUIRE(board.daemon() == 0);
+    const auto events = board.events(id);
+    CHECK(payloads<QuestionTimedOut>(events).size() == 1);
+    const Ticket t = board.ticket(id);
+    REQUIRE(t.questions.size() == 1);
+    if (with_default) {
+        CHECK(t.questions[0].answer == "sqlite");
+        // Back to the agent, whose next prompt carries nothing from a human but ran on.
+        CHECK(t.status == Status::review);
+    } else {
+        CHECK(t.questions[0].status == QuestionStatus::timed_out);
+        CHECK(t.awaiting == Awaiting::escalation);
+        CHECK(t.status == Status::research);
+    }
+}
+
+TEST_CASE("WIP limits and max-parallel are never exceeded") {
+    BoardOptions o;
+    o.daemon = "{ max_parallel: 3, poll: 1s, debounce: 0s, grace: 300ms }";
+    o.wip = "{ research: 2, planning: 1, implementing: 0 }";
+    TestBoard board("wip", o);
+    std::vector<std::string> ids;
+    for (int i = 0; i < 7; ++i) {
+        ids.push_back(board.create("t" + std::to_string(i)));
+        for (const char* phase : {"research", "planning", "implementing", "review"})
+            board.script(ids.back(), phase, "sleep=120 signal=COMPLETE\n");
+    }
+    REQUIRE(board.daemon() == 0);
+
+    // Sweep every ticket's history: runs in flight, and tickets per column, over time.
+    struct Change {
+        UnixMillis at;
+        int runs;
+        std::array<int, all_statuses.size()> columns;
+    };
+
+    std::vector<Change> changes;
+    for (const auto& id : ids) {
+        Ticket t;
+        for (const auto& e : board.events(id)) {
+            const Ticket before = t;
+            t = reduce(t, e).value();
+            Change c{e.at, (t.run ? 1 : 0) - (before.run ? 1 : 0), {}};
+            if (before.id.empty() || before.status != t.status) {
+                if (!before.id.empty()) --c.columns[static_cast<std::size_t>(before.status)];
+                ++c.columns[static_cast<std::size_t>(t.status)];
+            }
+            changes.push_back(c);
+        }
+        CHECK(t.status == Status::review);
+    }
+    std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+        if (a.at != b.at) return a.at < b.at;
+        return a.runs < b.runs;  // at the same millisecond, count ends before starts
+    });
+    int runs = 0, max_runs = 0;
+    std::array<int, all_statuses.size()> columns{}, max_columns{};
+    for (const auto& c : changes) {
+        runs += c.runs;
+        max_runs = std::max(max_runs, runs);
+        for (std::size_t i = 0; i < columns.size(); ++i) {
+            columns[i] += c.columns[i];
+            max_columns[i] = std::max(max_columns[i], columns[i]);
+        }
+    }
+    CHECK(max_runs <= 3);
+    CHECK(max_runs >= 2);  // it did work in parallel
+    CHECK(max_columns[static_cast<std::size_t>(Status::research)] <= 2);
+    CHECK(max_columns[static_cast<std::size_t>(Status::planning)] <= 1);
+}
+
+TEST_CASE("a second daemon on the same board refuses to start; SIGTERM stops gracefully") {
+    BoardOptions o;
+    o.timeout = "60s";
+    TestBoard board("second", o);
+    const std::string id = board.create("long");
+    board.script(id, "research", "hang\n");
+    Child first = board.start_daemon({"--watch"});
+    for (int i = 0; i < 400 && count_of<RunStarted>(board.events(id)) == 0; ++i)
+        std::this_thread::sleep_for(10ms);
+    REQUIRE(count_of<RunStarted>(board.events(id)) == 1);
+
+    Child second = board.start_daemon();
+    CHECK(second.wait() == 1);
+    CHECK(second.stderr_text().find("another board-daemon (pid " + std::to_string(first.pid) +
+                                    ") is already running") != std::string::npos);
+
+    ::kill(first.pid, SIGTERM);
+    CHECK(first.wait(10s) == 0);
+    const auto events = board.events(id);
+    const auto interrupted = payloads<RunInterrupted>(events);
+    REQUIRE(interrupted.size() == 1);
+    CHECK(interrupted[0]->reason == "board-daemon stopped");
+    CHECK_FALSE(board.ticket(id).run.has_value());
+}
+
+TEST_CASE("kill -9 the daemon again and again: nothing lost, nothing applied twice") {
+    const int rounds =
+        std::getenv("BOARD_CRASH_ROUNDS") ? std::atoi(std::getenv("BOARD_CRASH_ROUNDS")) : 100;
+    auto make = [](const std::string& name) {
+        auto board = std::make_unique<TestBoard>(name);
+        for (int i = 0; i < 5; ++i) {
+            const std::string id = board->create("crash " + std::to_string(i));
+            for (const char* phase : {"research", "planning", "implementing", "review"})
+                board->script(
+                    id, phase, "sleep=" + std::to_string(20 + 15 * i) + " signal=COMPLETE\n");
+        }
+        return board;
+    };
+    auto reference = make("crash-reference");
+    REQUIRE(reference->daemon() == 0);
+    auto crashed = make("crash");
+    std::mt19937 random(20261123);
+    for (int round = 0; round < rounds; ++round) {
+        Child d = crashed->start_daemon();
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 120)(random)));
+        ::kill(d.pid, SIGKILL);
+        d.wait();
+    }
+    REQUIRE(crashed->daemon() == 0);
+    CHECK(crashed->cli({"verify"}).find("all hold") != std::string::npos);
+    for (int i = 1; i <= 5; ++i) {
+        const std::string id = "T-" + std::to_string(i);
+        CAPTURE(id);
+        const Ticket a = reference->ticket(id);
+        const Ticket b = crashed->ticket(id);
+        CHECK(a.status == b.status);
+        CHECK(a.awaiting == b.awaiting);
+        CHECK_FALSE(b.run.has_value());
+        const auto events = crashed->events(id);
+        check_runs_closed_once(events);
+    }
+}
+
+TEST_CASE("after board approve, the agent starts within debounce + 100 ms (inotify)") {
+    BoardOptions o;
+    o.gates = "{ research: none, planning: approval }";
+    o.daemon = "{ max_parallel: 4, poll: 30s, debounce: 200ms, grace: 300ms }";
+    TestBoard board("latency", o);
+    std::vector<std::string> ids;
+    for (int i = 0; i < 5; ++i) ids.push_back(board.create("approve me " + std::to_string(i)));
+    Child daemon = board.start_daemon({"--watch"});
+    auto wait_for = [&](auto&& predicate) {
+        for (int i = 0; i < 1000 && !predicate(); ++i) std::this_thread::sleep_for(10ms);
+        return predicate();
+    };
+    for (const auto& id : ids)
+        REQUIRE(wait_for([&] { return board.ticket(id).awaiting == Awaiting::approval; }));
+    std::vector<UnixMillis> latencies;
+    for (const auto& id : ids) {
+        board.cli({"approve", id, "--as", "ana"});
+        REQUIRE(wait_for([&] { return count_of<RunStarted>(board.events(id)) == 3; }));
+        const auto events = board.events(id);
+        UnixMillis approved = 0, started = 0;
+        for (const auto& e : events) {
+            if (std::holds_alternative<VerdictGiven>(e.payload)) approved = e.at;
+            if (std::holds_alternative<RunStarted>(e.payload)) started = e.at;
+        }
+        latencies.push_back(started - approved);
+    }
+    ::kill(daemon.pid, SIGTERM);
+    CHECK(daemon.wait(10s) == 0);
+    std::sort(latencies.begin(), latencies.end());
+    const UnixMillis median = latencies[latencies.size() / 2];
+    CAPTURE(latencies);
+    CHECK(median >= 200);
+    CHECK(median <= 300);
+}
