@@ -1,0 +1,5 @@
+#include "script.hpp"
+
+#include <catch2/catch.hpp>
+
+TEST_CASE("placeholder") { CHECK(true); }
