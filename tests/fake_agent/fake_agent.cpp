@@ -163,9 +163,8 @@ std::size_t count_this_run(const fs::path& folder, const std::string& phase) {
         write_file_atomically(count_file, std::to_string(count + 1) + "\n");
     } catch (const Failure& failure) {
         ::close(lock);
-        throw Failure{failure.message.empty()
-                          ? count_file.string() + ": not a run count"
-                          : failure.message};
+        throw Failure{failure.message.empty() ? count_file.string() + ": not a run count"
+                                              : failure.message};
     } catch (const std::exception&) {  // std::stoul
         ::close(lock);
         throw Failure{count_file.string() + ": not a run count"};
@@ -205,9 +204,8 @@ void write_artifact(const Run& run, const std::string& status) {
         path,
         "---\nstatus: " + status + "\nsummary: fake " + run.phase + " artifact, run " +
             std::to_string(run.number) + "\n---\n# Fake " + run.phase + " artifact\n\n" +
-            "Written by board_fake_agent for " + run.ticket + ", phase " + run.phase +
-            ", run " + std::to_string(run.number) + " of this phase (BOARD_RUN " + run.board_run +
-            ").\n");
+            "Written by board_fake_agent for " + run.ticket + ", phase " + run.phase + ", run " +
+            std::to_string(run.number) + " of this phase (BOARD_RUN " + run.board_run + ").\n");
 }
 
 void start_grandchild(const Run& run, bool close_stdio) {
@@ -236,9 +234,8 @@ void flood(long long mib) {
 
 /// Only what JSON strings may hold unescaped, so the stream-json lines stay valid.
 std::string json_safe(std::string text) {
-    std::erase_if(text, [](char c) {
-        return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
-    });
+    std::erase_if(
+        text, [](char c) { return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20; });
     return text;
 }
 
@@ -254,17 +251,25 @@ std::optional<int> carry_out(const Action& action,
             print("<promise>" + action.text + (action.context.empty() ? "" : ": ") +
                   action.context + "</promise>\n");
             break;
-        case Action::Kind::question: print("<question>" + action.text + "</question>\n"); break;
-        case Action::Kind::exit: return static_cast<int>(action.number);
+        case Action::Kind::question:
+            print("<question>" + action.text + "</question>\n");
+            break;
+        case Action::Kind::exit:
+            return static_cast<int>(action.number);
         case Action::Kind::sleep:
             std::this_thread::sleep_for(std::chrono::milliseconds{action.number});
             break;
         case Action::Kind::hang:
             if (action.text == "ignore-term") std::signal(SIGTERM, SIG_IGN);
             sleep_forever();
-        case Action::Kind::grandchild: start_grandchild(run, action.text == "closed"); break;
-        case Action::Kind::flood: flood(action.number); break;
-        case Action::Kind::no_stdin: break;  // acted on before the first action
+        case Action::Kind::grandchild:
+            start_grandchild(run, action.text == "closed");
+            break;
+        case Action::Kind::flood:
+            flood(action.number);
+            break;
+        case Action::Kind::no_stdin:
+            break;  // acted on before the first action
         case Action::Kind::cost: {
             std::string session = json_safe("fake-" + run.ticket + "-" + run.phase + "-" +
                                             std::to_string(run.number));
@@ -296,7 +301,9 @@ std::optional<int> carry_out(const Action& action,
                 throw Failure{"writing stderr: " + errno_text()};
             }
             break;
-        case Action::Kind::stdout_text: print(action.text + "\n"); break;
+        case Action::Kind::stdout_text:
+            print(action.text + "\n");
+            break;
     }
     return std::nullopt;
 }
@@ -347,9 +354,8 @@ int run_fake_agent() {
     append_line(run.folder / "log",
                 "ticket=" + run.ticket + " phase=" + run.phase + " board_run=" + run.board_run +
                     " n=" + std::to_string(run.number) + " pid=" + std::to_string(::getpid()) +
-                    " pgid=" + std::to_string(::getpgrp()) +
-                    " prompt_bytes=" + std::to_string(prompt_bytes) +
-                    " cwd=" + fs::current_path().string());
+                    " pgid=" + std::to_string(::getpgrp()) + " prompt_bytes=" +
+                    std::to_string(prompt_bytes) + " cwd=" + fs::current_path().string());
 
     for (const auto& action : actions) {
         if (const auto status = carry_out(action, run, actions)) return *status;

@@ -2,4 +2,6 @@
 
 #include <catch2/catch.hpp>
 
-TEST_CASE("placeholder") { CHECK(true); }
+TEST_CASE("placeholder") {
+    CHECK(true);
+}

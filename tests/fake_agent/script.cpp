@@ -30,9 +30,8 @@ bool read_number(std::string_view text, long long min, long long max, long long&
 bool is_decimal(std::string_view text) {
     const auto dot = text.find('.');
     const auto digits = [](std::string_view part) {
-        return !part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
-            return c >= '0' && c <= '9';
-        });
+        return !part.empty() &&
+               std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
     };
     if (dot == std::string_view::npos) return digits(text);
     return digits(text.substr(0, dot)) && digits(text.substr(dot + 1));
@@ -180,16 +179,18 @@ ParsedLine parse_line(std::string_view line) {
             action.kind = Action::Kind::cost;
         } else if (key == "session") {
             if (value.empty() || !is_json_safe(value)) {
-                return fail(token, "expected a non-empty id without quotes, backslashes or "
-                                   "control characters");
+                return fail(token,
+                            "expected a non-empty id without quotes, backslashes or "
+                            "control characters");
             }
             action.kind = Action::Kind::session;
         } else if (key == "stderr" || key == "stdout") {
             action.kind = key == "stderr" ? Action::Kind::stderr_text : Action::Kind::stdout_text;
         } else {
-            return fail(token, "unknown action (expected artifact=, signal=, question=, exit=, "
-                               "sleep=, hang, grandchild, flood=, no-stdin, cost=, session=, "
-                               "garbage, stderr=, stdout=)");
+            return fail(token,
+                        "unknown action (expected artifact=, signal=, question=, exit=, "
+                        "sleep=, hang, grandchild, flood=, no-stdin, cost=, session=, "
+                        "garbage, stderr=, stdout=)");
         }
         parsed.actions.push_back(std::move(action));
     }

@@ -1,0 +1,7 @@
+#include "example_agent.hpp"
+
+#include <catch2/catch.hpp>
+
+TEST_CASE("placeholder") {
+    CHECK(true);
+}
