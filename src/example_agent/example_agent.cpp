@@ -211,7 +211,7 @@ ParsedDirective parse_directive(std::string_view text) {
             return {std::nullopt, "a question needs a JSON object: question {\"question\": ...}"};
         }
         if (json.find("</question>") != std::string_view::npos) {
-            return {std::nullopt, "the question's JSON may not contain </question>"};
+            return {std::nullopt, "the question's JSON may not contain a closing question tag"};
         }
         directive.kind = Directive::Kind::question;
         directive.question_json = std::string{json};
@@ -231,7 +231,7 @@ ParsedDirective parse_directive(std::string_view text) {
     directive.signal = name == "CONTENT REVIEW" ? "CONTENT_REVIEW" : std::string{name};
     if (colon != std::string_view::npos) directive.context = trim(action.substr(colon + 1));
     if (directive.context.find("promise>") != std::string::npos) {
-        return {std::nullopt, "a signal's context may not contain a <promise> tag"};
+        return {std::nullopt, "a signal's context may not contain a promise tag"};
     }
     return {directive, {}};
 }
@@ -528,8 +528,9 @@ DirectiveScan find_directives(std::string_view prompt) {
         const auto text = trim(trim(lines[i]).substr(directive_prefix.size()));
         auto parsed = parse_directive(text);
         if (!parsed.directive) {
-            scan.warnings.push_back("prompt line " + std::to_string(i + 1) + ": ignoring \"" +
-                                    inert(trim(lines[i])) + "\": " + parsed.problem);
+            // inert: the daemon keeps stderr in the run's log, where a tag must not appear.
+            scan.warnings.push_back(inert("prompt line " + std::to_string(i + 1) + ": ignoring \"" +
+                                          std::string{trim(lines[i])} + "\": " + parsed.problem));
             continue;
         }
         const bool seen = std::any_of(scan.directives.begin(),

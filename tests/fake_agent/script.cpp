@@ -84,7 +84,7 @@ std::vector<std::string> tokenize(std::string_view line, std::string& error) {
                     return {};
                 }
                 if (i < line.size() && !is_blank(line[i])) {
-                    error = "text right after the closing quote at column " + std::to_string(i);
+                    error = "text right after the closing quote at column " + std::to_string(i + 1);
                     return {};
                 }
             } else {
