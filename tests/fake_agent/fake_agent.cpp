@@ -156,18 +156,16 @@ std::size_t count_this_run(const fs::path& folder, const std::string& phase) {
     try {
         if (fs::exists(count_file)) {
             const std::string text = read_file(count_file);
-            std::size_t used = 0;
-            count = std::stoul(text, &used);
-            if (text.find_first_not_of(" \n", used) != std::string::npos) throw Failure{};
+            const auto digits = text.find_first_not_of("0123456789");
+            if (digits == 0 || text.find_first_not_of(" \n", digits) != std::string::npos) {
+                throw Failure{count_file.string() + ": not a run count"};
+            }
+            count = std::stoul(text);
         }
         write_file_atomically(count_file, std::to_string(count + 1) + "\n");
-    } catch (const Failure& failure) {
-        ::close(lock);
-        throw Failure{failure.message.empty() ? count_file.string() + ": not a run count"
-                                              : failure.message};
-    } catch (const std::exception&) {  // std::stoul
-        ::close(lock);
-        throw Failure{count_file.string() + ": not a run count"};
+    } catch (...) {
+        ::close(lock);  // then report what went wrong
+        throw;
     }
     ::close(lock);
     return count + 1;

@@ -44,6 +44,10 @@ bool is_json_safe(std::string_view text) {
     });
 }
 
+constexpr std::string_view unknown_action =
+    "unknown action (expected artifact=, signal=, question=, exit=, sleep=, hang, grandchild, "
+    "flood=, no-stdin, cost=, session=, garbage, stderr=, stdout=)";
+
 constexpr long long max_sleep_ms = 24LL * 3600 * 1000;
 constexpr long long max_flood_mib = 64LL * 1024;
 
@@ -133,15 +137,13 @@ ParsedLine parse_line(std::string_view line) {
             }
             action.kind = Action::Kind::grandchild;
         } else if (!has_value) {
-            return fail(token,
-                        key == "artifact" || key == "signal" || key == "question" ||
-                                key == "exit" || key == "sleep" || key == "flood" ||
-                                key == "cost" || key == "session" || key == "stderr" ||
-                                key == "stdout"
-                            ? "needs a value: " + key + "=..."
-                            : "unknown action (expected artifact=, signal=, question=, exit=, "
-                              "sleep=, hang, grandchild, flood=, no-stdin, cost=, session=, "
-                              "garbage, stderr=, stdout=)");
+            const bool takes_value = key == "artifact" || key == "signal" || key == "question" ||
+                                     key == "exit" || key == "sleep" || key == "flood" ||
+                                     key == "cost" || key == "session" || key == "stderr" ||
+                                     key == "stdout";
+            return fail(
+                token,
+                takes_value ? "needs a value: " + key + "=..." : std::string{unknown_action});
         } else if (key == "artifact") {
             if (value != "complete" && value != "in-progress" && value != "none") {
                 return fail(token, "expected artifact=complete, in-progress or none");
@@ -187,10 +189,7 @@ ParsedLine parse_line(std::string_view line) {
         } else if (key == "stderr" || key == "stdout") {
             action.kind = key == "stderr" ? Action::Kind::stderr_text : Action::Kind::stdout_text;
         } else {
-            return fail(token,
-                        "unknown action (expected artifact=, signal=, question=, exit=, "
-                        "sleep=, hang, grandchild, flood=, no-stdin, cost=, session=, "
-                        "garbage, stderr=, stdout=)");
+            return fail(token, std::string{unknown_action});
         }
         parsed.actions.push_back(std::move(action));
     }
