@@ -90,6 +90,7 @@ Child spawn(const std::vector<std::string>& argv,
 }
 
 struct BoardOptions {
+    bool worktree = false;
     std::string gates = "{ research: none, planning: none }";
     std::string budget =
         "{ max_iterations: 2, max_attempts: 2, retry_backoff: 100ms, retry_backoff_max: 200ms }";
@@ -126,7 +127,8 @@ struct TestBoard {
                        "  default: { command: [" BOARD_FAKE_AGENT_BIN "], timeout: " +
                        o.timeout +
                        " }\n"
-                       "  implementing: { worktree: false }\n");
+                       "  implementing: { worktree: " +
+                       (o.worktree ? "true" : "false") + " }\n");
     }
 
     ~TestBoard() {
@@ -581,4 +583,45 @@ TEST_CASE("after board approve, the agent starts within debounce + 100 ms (inoti
     CAPTURE(latencies);
     CHECK(median >= 200);
     CHECK(median <= 300);
+}
+
+TEST_CASE(
+    "implementing runs in the ticket's git worktree, made once and reused after a rejection") {
+    BoardOptions o;
+    o.worktree = true;
+    TestBoard board("worktree", o);
+    const auto git = [&](const std::string& args) {
+        const std::string command = "git -C '" + board.root.string() +
+                                    "' -c user.name=board -c user.email=board@example.test " +
+                                    args + " >/dev/null 2>&1";
+        REQUIRE(std::system(command.c_str()) == 0);
+    };
+    git("init -q -b main");
+    git("add board.yaml");
+    git("commit -q -m init");
+    const std::string id = board.create("in a worktree");
+    REQUIRE(board.daemon() == 0);
+    REQUIRE(board.ticket(id).awaiting == Awaiting::review);
+    board.cli({"reject", id, "Add a test", "--as", "ana"});
+    REQUIRE(board.daemon() == 0);
+
+    const fs::path worktree = board.root / ".board" / "worktrees" / id;
+    CHECK(fs::exists(worktree / ".git"));
+    // Both implementing runs ran in the worktree; the other phases in the board's folder.
+    const std::string log = read_file(board.dir(id) / "fake-agent" / "log");
+    std::size_t in_worktree = 0, pos = 0;
+    while ((pos = log.find("phase=implementing", pos)) != std::string::npos) {
+        const auto end = log.find('\n', pos);
+        const std::string line = log.substr(pos, end - pos);
+        CHECK(line.find("cwd=" + worktree.string()) != std::string::npos);
+        ++in_worktree;
+        pos = end;
+    }
+    CHECK(in_worktree == 2);
+    CHECK(log.find("phase=research") != std::string::npos);
+    CHECK(log.find("cwd=" + board.root.string() + "\n") != std::string::npos);
+    const std::string branches = "git -C '" + board.root.string() +
+                                 "' rev-parse --verify --quiet refs/heads/board/" + id +
+                                 " >/dev/null";
+    CHECK(std::system(branches.c_str()) == 0);
 }
