@@ -1,0 +1,567 @@
+// The built `board` binary in temporary boards: what a person or a script sees (stdout,
+// stderr, exit code) and what ends up in the logs. Agent-side events (runs, questions) are
+// appended through the library, as the daemon would.
+
+#include <board/codec.hpp>
+#include <board/event_log.hpp>
+
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+#ifndef BOARD_BINARY
+#error "BOARD_BINARY must name the built board executable"
+#endif
+
+namespace fs = std::filesystem;
+using namespace board;
+
+namespace {
+
+struct Ran {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const fs::path& path) {
+    std::ifstream in{path, std::ios::binary};
+    std::ostringstream text;
+    text << in.rdbuf();
+    return std::move(text).str();
+}
+
+/// A scratch board, `board init --prefix P`, removed afterwards.
+class TempBoard {
+public:
+    TempBoard() {
+        std::string pattern = (fs::temp_directory_path() / "board-cli-e2e-XXXXXX").string();
+        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        root_ = pattern;
+        REQUIRE(run({"init", root_.string(), "--prefix", "P"}).exit_code == 0);
+    }
+
+    ~TempBoard() {
+        std::error_code ec;
+        fs::remove_all(root_, ec);
+    }
+
+    TempBoard(const TempBoard&) = delete;
+    TempBoard& operator=(const TempBoard&) = delete;
+
+    const fs::path& root() const { return root_; }
+
+    fs::path dir(const std::string& id) const { return root_ / "tickets" / id; }
+
+    std::string log_of(const std::string& id) const { return slurp(dir(id) / "events.jsonl"); }
+
+    /// Runs `board ARGS --board ROOT` with `env` added (NAME=VALUE), as user `ana`.
+    Ran board(std::vector<std::string> args, const std::vector<std::string>& env = {}) const {
+        args.push_back("--board");
+        args.push_back(root_.string());
+        return run(std::move(args), env);
+    }
+
+    /// `board ARGS` without --board (for init and the no-board case).
+    static Ran run(std::vector<std::string> args, const std::vector<std::string>& env = {}) {
+        static int counter = 0;
+        const fs::path out_file =
+            fs::temp_directory_path() /
+            ("board-e2e-out-" + std::to_string(::getpid()) + "-" + std::to_string(counter));
+        const fs::path err_file =
+            fs::temp_directory_path() /
+            ("board-e2e-err-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+        const pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            const int out = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            const int err = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            ::dup2(out, 1);
+            ::dup2(err, 2);
+            ::unsetenv("BOARD_RUN");
+            ::unsetenv("BOARD_PHASE");
+            ::unsetenv("BOARD_DIR");
+            ::setenv("USER", "ana", 1);
+            for (const auto& pair : env) {
+                const auto eq = pair.find('=');
+                ::setenv(pair.substr(0, eq).c_str(), pair.substr(eq + 1).c_str(), 1);
+            }
+            std::vector<char*> argv;
+            std::string binary = BOARD_BINARY;
+            argv.push_back(binary.data());
+            for (auto& a : args) argv.push_back(a.data());
+            argv.push_back(nullptr);
+            ::execv(binary.c_str(), argv.data());
+            ::_exit(127);
+        }
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        Ran ran;
+        ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        ran.out = slurp(out_file);
+        ran.err = slurp(err_file);
+        fs::remove(out_file);
+        fs::remove(err_file);
+        return ran;
+    }
+
+    std::string create(const std::string& title, std::vector<std::string> flags = {}) const {
+        flags.insert(flags.begin(), {"create", title});
+        const auto ran = board(flags);
+        REQUIRE(ran.exit_code == 0);
+        return ran.out.substr(0, ran.out.find('\n'));
+    }
+
+    boost::json::object show(const std::string& id) const {
+        const auto ran = board({"show", id, "--json"});
+        REQUIRE(ran.exit_code == 0);
+        return boost::json::parse(ran.out).as_object();
+    }
+
+    /// Appends agent/system events through the library, as the daemon would.
+    void append(const std::string& id, const Actor& by, std::vector<Payload> payloads) const {
+        const auto result = transact(dir(id), by, [&](const Ticket&) { return payloads; });
+        if (const auto* no = std::get_if<Refused>(&result)) FAIL(no->rejection.message);
+        REQUIRE(std::holds_alternative<Committed>(result));
+    }
+
+    /// One agent run of `phase` that writes its artifact complete and signals `signal`.
+    void agent_run(const std::string& id,
+                   Status phase,
+                   std::optional<Signal> signal = Signal::complete,
+                   const std::string& context = {}) const {
+        static int runs = 0;
+        const std::string run_id = "r" + std::to_string(++runs);
+        const Actor system{ActorKind::system, {}};
+        const Actor agent{ActorKind::agent, std::string{to_string(phase)}};
+        RunPolicy policy;
+        policy.gate = phase == Status::planning ? Gate::approval : Gate::none;
+        append(id, system, {RunStarted{run_id, phase, 1, 1, policy}});
+        if (const auto kind = artifact_of(phase); kind && signal == Signal::complete) {
+            ArtifactRecorded artifact;
+            artifact.kind = *kind;
+            artifact.path = std::string{to_string(*kind)} + ".md";
+            artifact.status = ArtifactStatus::complete;
+            append(id, agent, {artifact});
+        }
+        RunFinished finished;
+        finished.run = run_id;
+        finished.signal = signal;
+        finished.context = context;
+        append(id, system, {finished});
+    }
+
+    /// A new ticket brought to `status` (agent's turn) through the workflow.
+    std::string ticket_in(Status status, std::vector<std::string> flags = {}) const {
+        const std::string id = create("ticket in " + std::string{to_string(status)}, flags);
+        if (status == Status::backlog) return id;
+        REQUIRE(board({"start", id}).exit_code == 0);  // → research
+        if (status == Status::research) return id;
+        agent_run(id, Status::research);  // gate none → ready
+        if (status == Status::ready) return id;
+        REQUIRE(board({"start", id}).exit_code == 0);  // → planning
+        if (status == Status::planning) return id;
+        agent_run(id, Status::planning);                 // gate approval
+        REQUIRE(board({"approve", id}).exit_code == 0);  // → implementing
+        if (status == Status::implementing) return id;
+        agent_run(id, Status::implementing);  // → review, the review-prep agent's turn
+        REQUIRE(status == Status::review);
+        return id;
+    }
+
+    static std::string text(const boost::json::object& ticket, const char* field) {
+        const auto* v = ticket.if_contains(field);
+        return v && v->is_string() ? std::string{v->get_string()} : std::string{"-"};
+    }
+
+private:
+    fs::path root_;
+};
+
+}  // namespace
+
+TEST_CASE("the verdict table of state-machine.md §5, through the CLI", "[e2e][verdict]") {
+    TempBoard b;
+
+    struct Row {
+        Status status;
+        const char* awaiting;
+        const char* verdict;
+        const char* status_after;
+        const char* awaiting_after;  // "-" = the agent's turn
+        const char* resolution_after;
+    };
+
+    const Row row = GENERATE(values<Row>({
+        {Status::backlog, "work", "approve", "done", "-", "completed"},
+        {Status::backlog, "work", "reject", "backlog", "-", "-"},
+        {Status::implementing, "work", "approve", "done", "-", "completed"},
+        {Status::implementing, "work", "reject", "implementing", "-", "-"},
+        {Status::research, "approval", "approve", "ready", "-", "-"},
+        {Status::research, "approval", "reject", "research", "-", "-"},
+        {Status::review, "review", "approve", "done", "-", "completed"},
+        {Status::review, "review", "reject", "implementing", "-", "-"},
+        {Status::review, "content", "approve", "done", "-", "completed"},
+        {Status::review, "content", "reject", "implementing", "-", "-"},
+        {Status::research, "input", "approve", "research", "-", "-"},
+        {Status::research, "input", "reject", "done", "-", "wont_do"},
+        {Status::implementing, "escalation", "approve", "implementing", "-", "-"},
+        {Status::implementing, "escalation", "reject", "done", "-", "wont_do"},
+        {Status::planning, "checkpoint", "approve", "planning", "-", "-"},
+        {Status::planning, "checkpoint", "reject", "planning", "-", "-"},
+    }));
+    CAPTURE(to_string(row.status), row.awaiting, row.verdict);
+    const std::string id = b.ticket_in(row.status);
+    if (row.status == Status::review) {
+        // The review-prep agent hands over with the row's signal.
+        const Signal signal = std::string{row.awaiting} == "review" ? Signal::review_requested
+                                                                    : Signal::content_review;
+        b.agent_run(id, Status::review, signal, "please look");
+    } else {
+        REQUIRE(b.board({"update", id, "--awaiting", row.awaiting}).exit_code == 0);
+    }
+    REQUIRE(TempBoard::text(b.show(id), "awaiting") == row.awaiting);
+
+    const auto ran = b.board({row.verdict, id, "the human's words"});
+    CHECK(ran.exit_code == 0);
+    CHECK(ran.err.empty());
+    const auto after = b.show(id);
+    CHECK(TempBoard::text(after, "status") == row.status_after);
+    CHECK(TempBoard::text(after, "awaiting") == row.awaiting_after);
+    CHECK(TempBoard::text(after, "resolution") == row.resolution_after);
+    // The verdict's words reach the agent as a human note, in the same event.
+    const auto& notes = after.at("notes").as_array();
+    REQUIRE_FALSE(notes.empty());
+    CHECK(notes.back().at("text").as_string() == "the human's words");
+    CHECK(notes.back().at("from").as_string() == "human");
+}
+
+TEST_CASE("requires persists through a rejection and gates the end", "[e2e][requires]") {
+    TempBoard b;
+    const std::string id = b.ticket_in(Status::implementing, {"--requires", "content"});
+    b.agent_run(id, Status::implementing);  // → review
+    b.agent_run(id, Status::review);        // review prep done → the requires gate
+    auto t = b.show(id);
+    CHECK(TempBoard::text(t, "status") == "review");
+    CHECK(TempBoard::text(t, "awaiting") == "content");
+
+    const auto bare_no = b.board({"reject", id, ""});
+    CHECK(bare_no.exit_code == 1);
+    CHECK_THAT(bare_no.err, Catch::Contains("feedback"));
+    REQUIRE(b.board({"reject", id, "the copy is off-brand"}).exit_code == 0);
+    t = b.show(id);
+    CHECK(TempBoard::text(t, "status") == "implementing");
+    CHECK(TempBoard::text(t, "requires") == "content");
+
+    // The agent asks only for a review; the declared content gate still comes before done.
+    b.agent_run(id, Status::implementing, Signal::review_requested, "PR #3");
+    REQUIRE(TempBoard::text(b.show(id), "awaiting") == "review");
+    REQUIRE(b.board({"approve", id}).exit_code == 0);
+    t = b.show(id);
+    CHECK(TempBoard::text(t, "status") == "review");
+    CHECK(TempBoard::text(t, "awaiting") == "content");
+    REQUIRE(b.board({"approve", id, "on brand now"}).exit_code == 0);
+    CHECK(TempBoard::text(b.show(id), "status") == "done");
+}
+
+TEST_CASE("inside an agent run, human-only commands are refused and nothing is written",
+          "[e2e][provenance]") {
+    TempBoard b;
+    const std::string id = b.ticket_in(Status::review);
+    b.agent_run(id, Status::review, Signal::approval_needed, "ship?");
+    const std::string before = b.log_of(id);
+    const std::vector<std::string> inside{"BOARD_RUN=r9", "BOARD_PHASE=review"};
+
+    const std::vector<std::vector<std::string>> attempts{
+        {"approve", id},
+        {"reject", id, "no"},
+        {"cancel", id, "giving up"},
+        {"update", id, "--requires", "none"},
+        {"update", id, "--awaiting", "none"},
+    };
+    for (const auto& args : attempts) {
+        CAPTURE(args.front());
+        const auto ran = b.board(args, inside);
+        CHECK(ran.exit_code == 1);
+        CHECK_THAT(ran.err, Catch::Contains("only a human can"));
+        CHECK(b.log_of(id) == before);
+    }
+    // A note from inside a run is the agent's, even when it claims otherwise.
+    const auto noted = b.board({"note", id, "I think it is fine", "--from", "human"}, inside);
+    CHECK(noted.exit_code == 0);
+    CHECK_THAT(noted.err, Catch::Contains("--from human ignored"));
+    const auto shown = b.show(id);
+    const auto& notes = shown.at("notes").as_array();
+    CHECK(notes.back().at("from").as_string() == "agent");
+    // The same verdict from a person goes through.
+    CHECK(b.board({"approve", id}).exit_code == 0);
+}
+
+TEST_CASE("questions: listed with their ids, answers validated, answered once",
+          "[e2e][questions]") {
+    TempBoard b;
+    const std::string id = b.ticket_in(Status::research);
+    QuestionAsked which;
+    which.question_id = "q1";
+    which.question = "Which database?";
+    which.response_type = ResponseType::choice;
+    which.options = {{"pg", "PostgreSQL", "postgres", ""}, {"my", "MySQL", "mysql", ""}};
+    QuestionAsked later;
+    later.question_id = "q2";
+    later.question = "Also add metrics?";
+    later.kind = QuestionKind::non_blocking;
+    later.response_type = ResponseType::boolean;
+    b.append(id, Actor{ActorKind::agent, "research"}, {which, later});
+    REQUIRE(TempBoard::text(b.show(id), "awaiting") == "input");
+
+    auto listed = b.board({"questions", "--pending"});
+    CHECK(listed.exit_code == 0);
+    CHECK_THAT(listed.out, Catch::Contains(id + ".q1"));
+    CHECK_THAT(listed.out, Catch::Contains("choice: pg|my"));
+    auto json = boost::json::parse(b.board({"questions", "--json"}).out).as_array();
+    REQUIRE(json.size() == 2);
+    CHECK(json[0].at("id").as_string() == id + ".q1");
+    CHECK(json[0].at("ticket").as_string() == id);
+
+    // A verdict is not an answer: the typed answer would be lost.
+    const auto verdict = b.board({"approve", id, "postgres"});
+    CHECK(verdict.exit_code == 1);
+    CHECK_THAT(verdict.err, Catch::Contains("board answer"));
+
+    const std::string before = b.log_of(id);
+    const auto wrong = b.board({"answer", id + ".q1", "oracle"});
+    CHECK(wrong.exit_code == 1);
+    CHECK(wrong.err.rfind("board: answer " + id + ": ", 0) == 0);
+    CHECK(b.log_of(id) == before);
+    const auto not_bool = b.board({"answer", id + ".q2", "maybe"});
+    CHECK(not_bool.exit_code == 1);
+    CHECK(b.log_of(id) == before);
+    CHECK(b.board({"answer", id + ".q7", "x"}).exit_code == 1);
+    CHECK(b.board({"answer", "q1", "x"}).exit_code == 2);
+
+    const auto ok = b.board({"answer", id + ".q1", "PostgreSQL", "--note", "we run it already"});
+    CHECK(ok.exit_code == 0);
+    auto t = b.show(id);
+    CHECK(TempBoard::text(t, "awaiting") == "-");  // back to the agent
+    CHECK(t.at("questions").as_array()[0].at("answer").as_string() == "postgres");
+    const auto again = b.board({"answer", id + ".q1", "pg"});
+    CHECK(again.exit_code == 1);
+    CHECK_THAT(again.err, Catch::Contains("answered"));
+    CHECK(b.board({"answer", id + ".q2", "true"}).exit_code == 0);
+    CHECK(b.board({"questions", "--pending", "--json"}).out == "[]\n");
+}
+
+TEST_CASE("refusals: one line on stderr, the exit code of spec/cli.md, nothing written",
+          "[e2e][refusals]") {
+    TempBoard b;
+    const std::string id = b.ticket_in(Status::implementing);
+    const std::string epic = b.create("An epic", {"-t", "epic"});
+    const std::string other = b.create("Another");
+    const std::string before = b.log_of(id);
+
+    struct Case {
+        std::vector<std::string> args;
+        int exit_code;
+        std::string stderr_has;
+    };
+
+    const std::vector<Case> cases{
+        {{"reject", id, "no"},
+         1,
+         "board: reject " + id + ": the ticket is not awaiting a human (status implementing)\n"},
+        {{"approve", id}, 1, "is not awaiting a human"},
+        {{"approve", "P-99"}, 1, "no ticket P-99 on this board"},
+        {{"note", "nonsense", "x"}, 1, "is not a ticket id"},
+        {{"reject", id}, 2, "FEEDBACK"},
+        {{"start", id}, 1, "only backlog or ready work can be started"},
+        {{"start", epic}, 1, "epics are never run"},
+        {{"move", id, "sideways", "--reason", "x"}, 2, "unknown status"},
+        {{"move", id, "planning"}, 2, "--reason"},
+        {{"move", id, "review", "--reason", "x"}, 1, ""},
+        {{"reopen", id}, 1, ""},
+        {{"update", id}, 2, "nothing to change"},
+        {{"update", id, "--awaiting", "soon"}, 2, "--awaiting takes"},
+        {{"update", id, "-p", "9"}, 1, "priority"},
+        {{"update", id, "--blocked-by", "P-99"}, 1, "no ticket P-99 on this board"},
+        {{"update", id, "--blocked-by", id}, 1, "cannot block itself"},
+        {{"update", id, "--parent", other}, 1, "not an epic"},
+        {{"fork", id, "--at", "99"}, 1, "outside the log"},
+        {{"list", "--status", "nope"}, 2, "--status"},
+        {{"list", "--awaiting", "bogus"}, 2, "--awaiting \"bogus\""},
+        {{"list", "--frobnicate"}, 2, ""},
+        {{"create", "x", "--parent", other}, 1, "not an epic"},
+        {{"create", "x", "--blocked-by", "P-99"}, 1, "no ticket P-99"},
+        {{"update", id, "--as", "two words", "-p", "1"}, 2, "--as"},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.args);
+        const auto ran = b.board(c.args);
+        CHECK(ran.exit_code == c.exit_code);
+        CHECK_THAT(ran.err, Catch::Contains(c.stderr_has));
+        CHECK(b.log_of(id) == before);
+    }
+    CHECK_FALSE(fs::exists(b.dir("P-5")));  // the refused creates took no id
+
+    SECTION("a cycle is named in full") {
+        REQUIRE(b.board({"update", other, "--blocked-by", id}).exit_code == 0);
+        const auto ran = b.board({"update", id, "--blocked-by", other});
+        CHECK(ran.exit_code == 1);
+        CHECK_THAT(ran.err, Catch::Contains(id + " → " + other + " → " + id + " would be a cycle"));
+    }
+    SECTION("no board: a usage error that says how to name one") {
+        const auto ran = TempBoard::run({"list", "--board", (b.root() / "nowhere").string()});
+        CHECK(ran.exit_code == 3);
+        const auto elsewhere = TempBoard::run({"list"}, {"BOARD_DIR="});
+        CHECK((elsewhere.exit_code == 2 || elsewhere.exit_code == 0));
+    }
+    SECTION("a corrupt log is a storage error for its ticket, a warning for the board") {
+        std::ofstream{b.dir(other) / "events.jsonl", std::ios::app} << "{broken\n{\"v\":1}\n";
+        CHECK(b.board({"show", other}).exit_code == 3);
+        CHECK(b.board({"note", other, "x"}).exit_code == 3);
+        const auto listed = b.board({"list"});
+        CHECK(listed.exit_code == 0);
+        CHECK_THAT(listed.err, Catch::Contains(other + " left out"));
+        CHECK_THAT(listed.out, Catch::Contains(id));
+    }
+}
+
+TEST_CASE("list, next and ready: shapes, order and the human side", "[e2e][queries]") {
+    TempBoard b;
+    const std::string epic = b.create("Checkout v2", {"-t", "epic"});
+    const std::string child = b.create("Card form", {"--parent", epic, "-p", "1"});
+    const std::string urgent = b.create("Hotfix", {"-p", "0"});
+    const std::string blocked = b.create("After the hotfix", {"--blocked-by", urgent, "-p", "0"});
+    const std::string handed = b.create("Rotate keys", {"--awaiting", "work", "-p", "3"});
+
+    auto list = boost::json::parse(b.board({"list", "--json"}).out).as_array();
+    REQUIRE(list.size() == 5);
+    CHECK(list[0].at("id").as_string() == urgent);
+    for (const char* field : {"id",
+                              "title",
+                              "type",
+                              "priority",
+                              "labels",
+                              "parent",
+                              "blocked_by",
+                              "status",
+                              "created_at",
+                              "updated_at",
+                              "seq"})
+        CHECK(list[0].as_object().contains(field));
+    const auto table = b.board({"list"});
+    CHECK(table.out.rfind("ID ", 0) == 0);
+    CHECK(table.out.find("\x1b[") == std::string::npos);  // not a terminal: no colour
+
+    // The agent: the urgent one first; the blocked one never; the epic never.
+    auto next = b.board({"next", "--json"});
+    CHECK(next.exit_code == 0);
+    CHECK(boost::json::parse(next.out).at("id").as_string() == urgent);
+    auto ready = boost::json::parse(b.board({"ready", "--json"}).out).as_array();
+    std::vector<std::string> ready_ids;
+    for (const auto& t : ready) ready_ids.emplace_back(t.at("id").as_string());
+    CHECK(ready_ids == std::vector<std::string>{urgent, child});
+    CHECK(boost::json::parse(b.board({"next", epic, "--json"}).out).at("id").as_string() == child);
+
+    // The human side, and --awaiting never swallows what follows it.
+    auto human = b.board({"next", "--awaiting", "--json"});
+    CHECK(human.exit_code == 0);
+    CHECK(boost::json::parse(human.out).at("id").as_string() == handed);
+    CHECK(b.board({"next", "--awaiting", "review", "--json"}).out == "null\n");
+    CHECK(b.board({"next", "--awaiting", "review"}).exit_code == 1);
+    auto awaiting = boost::json::parse(b.board({"list", "--awaiting", "--json"}).out).as_array();
+    REQUIRE(awaiting.size() == 1);
+    CHECK(awaiting[0].at("awaiting").as_string() == "work");
+    CHECK(b.board({"next", "--awaiting", epic}).exit_code == 1);  // read as the EPIC argument
+
+    // Done work leaves the list and unblocks; the epic completes when its child does.
+    REQUIRE(b.board({"update", urgent, "--awaiting", "work"}).exit_code == 0);
+    REQUIRE(b.board({"approve", urgent, "done by hand"}).exit_code == 0);
+    ready = boost::json::parse(b.board({"ready", "--json"}).out).as_array();
+    CHECK(ready[0].at("id").as_string() == blocked);
+    REQUIRE(b.board({"cancel", child, "not needed"}).exit_code == 0);
+    auto epics = boost::json::parse(b.board({"list", "--all", "--json"}).out).as_array();
+    for (const auto& t : epics) {
+        if (t.at("id").as_string() != epic) continue;
+        CHECK(t.at("status").as_string() == "done");
+        CHECK(t.at("children_done").as_int64() == 1);
+    }
+    CHECK(b.board({"list", "--status", "done", "--json"}).out.find(urgent) != std::string::npos);
+}
+
+TEST_CASE("fork copies the first SEQ events and leaves the original alone", "[e2e][fork]") {
+    TempBoard b;
+    const std::string id = b.ticket_in(Status::planning);
+    const std::string before = b.log_of(id);
+    const auto ran = b.board({"fork", id, "--at", "2"});
+    REQUIRE(ran.exit_code == 0);
+    const std::string copy = ran.out.substr(0, ran.out.find('\n'));
+    CHECK(copy != id);
+    const auto t = b.show(copy);
+    CHECK(TempBoard::text(t, "status") == "research");
+    CHECK(t.at("seq").as_int64() == 3);
+    CHECK(b.log_of(id) == before);
+    CHECK(b.board({"verify"}).exit_code == 0);
+}
+
+TEST_CASE("20 concurrent notes on one ticket are all kept", "[e2e][concurrency]") {
+    TempBoard b;
+    const std::string id = b.create("Busy ticket");
+    std::vector<pid_t> children;
+    for (int i = 0; i < 20; ++i) {
+        const pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            const auto ran = b.board({"note", id, "note " + std::to_string(i), "--from", "human"});
+            ::_exit(ran.exit_code);
+        }
+        children.push_back(child);
+    }
+    int failures = 0;
+    for (const pid_t child : children) {
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        failures += WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+    }
+    CHECK(failures == 0);
+    const auto notes = b.show(id).at("notes").as_array();
+    std::set<std::string> texts;
+    for (const auto& n : notes) texts.emplace(n.at("text").as_string());
+    CHECK(texts.size() == 20);
+    CHECK(b.board({"verify"}).exit_code == 0);
+}
+
+TEST_CASE("4 concurrent creates never share an id", "[e2e][concurrency]") {
+    TempBoard b;
+    std::vector<pid_t> children;
+    for (int i = 0; i < 4; ++i) {
+        const pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            int failed = 0;
+            for (int k = 0; k < 5; ++k)
+                failed += b.board({"create", "from " + std::to_string(i)}).exit_code == 0 ? 0 : 1;
+            ::_exit(failed);
+        }
+        children.push_back(child);
+    }
+    for (const pid_t child : children) {
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        CHECK(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 0);
+    }
+    const auto list = boost::json::parse(b.board({"list", "--json"}).out).as_array();
+    std::set<std::string> ids;
+    for (const auto& t : list) ids.emplace(t.at("id").as_string());
+    CHECK(list.size() == 20);
+    CHECK(ids.size() == 20);
+    CHECK(ids.count("P-20") == 1);
+}
