@@ -172,39 +172,44 @@ void append_line(std::string& out, const IndexLine& line) {
 }
 
 std::optional<IndexLine> parse_line(std::string_view text) {
+    IndexLine line;
+    if (!parse_line_into(text, line.log, line.entry)) return std::nullopt;
+    return line;
+}
+
+bool parse_line_into(std::string_view text, LogIdentity& log, CatalogEntry& entry) {
     std::array<std::string_view, field_count> f;
     std::size_t n = 0;
     std::size_t start = 0;
     while (true) {
         const std::size_t tab = text.find('\t', start);
-        if (n == field_count) return std::nullopt;
+        if (n == field_count) return false;
         f[n++] = text.substr(start, tab == std::string_view::npos ? tab : tab - start);
         if (tab == std::string_view::npos) break;
         start = tab + 1;
     }
-    if (n != field_count) return std::nullopt;
+    if (n != field_count) return false;
 
-    IndexLine line;
-    Ticket& t = line.entry.ticket;
+    Ticket& t = entry.ticket;
     t.id = std::string{f[0]};
-    if (!is_valid_ticket_id(t.id)) return std::nullopt;
-    bool ok =
-        read_number(f[1], line.log.inode) && read_number(f[2], line.log.size) &&
-        read_number(f[3], line.log.mtime_ns) && read_number(f[4], t.seq) &&
-        read_enum(f[6], t.type) && read_number(f[7], t.priority) && read_enum(f[11], t.status) &&
-        read_optional_enum(f[12], t.resolution) && read_optional_enum(f[13], t.awaiting) &&
-        read_enum(f[14], t.handoff) && read_optional_enum(f[15], t.requires_) &&
-        read_number(f[19], t.phase_attempts) && read_number(f[20], t.phase_iterations) &&
-        read_number(f[21], t.phase_started_at) && read_number(f[23], t.cost_usd) &&
-        read_number(f[24], t.runs_total) && read_number(f[25], t.created_at) &&
-        read_number(f[26], t.updated_at) && read_number(f[27], line.entry.questions_pending) &&
-        read_number(f[28], line.entry.questions_total) && read_number(f[29], line.entry.notes);
-    if (!ok) return std::nullopt;
+    if (!is_valid_ticket_id(t.id)) return false;
+    bool ok = read_number(f[1], log.inode) && read_number(f[2], log.size) &&
+              read_number(f[3], log.mtime_ns) && read_number(f[4], t.seq) &&
+              read_enum(f[6], t.type) && read_number(f[7], t.priority) &&
+              read_enum(f[11], t.status) && read_optional_enum(f[12], t.resolution) &&
+              read_optional_enum(f[13], t.awaiting) && read_enum(f[14], t.handoff) &&
+              read_optional_enum(f[15], t.requires_) && read_number(f[19], t.phase_attempts) &&
+              read_number(f[20], t.phase_iterations) && read_number(f[21], t.phase_started_at) &&
+              read_number(f[23], t.cost_usd) && read_number(f[24], t.runs_total) &&
+              read_number(f[25], t.created_at) && read_number(f[26], t.updated_at) &&
+              read_number(f[27], entry.questions_pending) &&
+              read_number(f[28], entry.questions_total) && read_number(f[29], entry.notes);
+    if (!ok) return false;
     auto title = unescape(f[5]);
     auto labels = split_unescaped(f[8], ',');
     auto parent = unescape(f[9]);
     auto blocked_by = split_unescaped(f[10], ',');
-    if (!title || !labels || !parent || !blocked_by) return std::nullopt;
+    if (!title || !labels || !parent || !blocked_by) return false;
     t.title = std::move(*title);
     t.labels = std::move(*labels);
     t.parent = std::move(*parent);
@@ -213,16 +218,16 @@ std::optional<IndexLine> parse_line(std::string_view text) {
         auto run_id = unescape(f[16]);
         Run run;
         if (!run_id || !read_enum(f[17], run.phase) || !read_number(f[18], run.started_at))
-            return std::nullopt;
+            return false;
         run.id = std::move(*run_id);
         t.run = std::move(run);
     }
     if (!f[22].empty()) {
         UnixMillis at = 0;
-        if (!read_number(f[22], at)) return std::nullopt;
+        if (!read_number(f[22], at)) return false;
         t.last_failure_at = at;
     }
-    return line;
+    return true;
 }
 
 }  // namespace board::catalog_index
