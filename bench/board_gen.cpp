@@ -35,19 +35,25 @@ struct Step {
     Payload payload;
 };
 
-std::vector<Step> workflow(const std::string& id, int index, bool epic, const std::string& parent,
+std::vector<Step> workflow(const std::string& id,
+                           int index,
+                           bool epic,
+                           const std::string& parent,
                            const std::string& blocker) {
     const Actor human{ActorKind::human, "ana"};
     const Actor system{ActorKind::system, {}};
-    auto agent = [](Status phase) { return Actor{ActorKind::agent, std::string{to_string(phase)}}; };
+    auto agent = [](Status phase) {
+        return Actor{ActorKind::agent, std::string{to_string(phase)}};
+    };
     Policy policy;
     std::vector<Step> steps;
     Created created;
     created.ticket = id;
     created.title = (epic ? "Epic " : "Make the upload path retry on flaky network number ") +
                     std::to_string(index);
-    created.description = "So that a user on a train does not lose the upload; see the "
-                          "research notes for the approach.";
+    created.description =
+        "So that a user on a train does not lose the upload; see the "
+        "research notes for the approach.";
     created.kind = epic ? TicketType::epic : (index % 3 == 0 ? TicketType::bug : TicketType::task);
     created.priority = index % 5;
     created.labels = index % 2 == 0 ? std::vector<std::string>{"backend"}
@@ -62,8 +68,7 @@ std::vector<Step> workflow(const std::string& id, int index, bool epic, const st
     auto run_id = [&] { return id + "-r" + std::to_string(++run); };
     auto phase_run = [&](Status phase, ArtifactKind kind, const char* path, bool iterate) {
         const std::string first = run_id();
-        steps.push_back(
-            {system, RunStarted{first, phase, 1, 1, policy.run_policy(phase)}});
+        steps.push_back({system, RunStarted{first, phase, 1, 1, policy.run_policy(phase)}});
         if (iterate) {
             ArtifactRecorded draft{kind, path, ArtifactStatus::in_progress, "draft", "", {}};
             steps.push_back({agent(phase), draft});
@@ -73,15 +78,17 @@ std::vector<Step> workflow(const std::string& id, int index, bool epic, const st
             steps.push_back({system, RunStarted{second, phase, 1, 2, policy.run_policy(phase)}});
             ArtifactRecorded done{kind, path, ArtifactStatus::complete, "done", "", {}};
             steps.push_back({agent(phase), done});
-            steps.push_back({system,
-                             RunFinished{second, 0, false, "", 90'000, 0.2, "s2", Signal::complete,
-                                         "phase complete"}});
+            steps.push_back(
+                {system,
+                 RunFinished{
+                     second, 0, false, "", 90'000, 0.2, "s2", Signal::complete, "phase complete"}});
         } else {
             ArtifactRecorded done{kind, path, ArtifactStatus::complete, "done", "", {}};
             steps.push_back({agent(phase), done});
-            steps.push_back({system,
-                             RunFinished{first, 0, false, "", 90'000, 0.2, "s3", Signal::complete,
-                                         "phase complete"}});
+            steps.push_back(
+                {system,
+                 RunFinished{
+                     first, 0, false, "", 90'000, 0.2, "s3", Signal::complete, "phase complete"}});
         }
     };
     phase_run(Status::research, ArtifactKind::research, "research.md", true);
@@ -89,16 +96,18 @@ std::vector<Step> workflow(const std::string& id, int index, bool epic, const st
     steps.push_back({human, Started{}});
     phase_run(Status::planning, ArtifactKind::plan, "plan.md", false);
     steps.push_back({human, VerdictGiven{Verdict::approved, "Plan approved."}});
-    phase_run(Status::implementing, ArtifactKind::implementation_log, "implementation-log.md", false);
+    phase_run(
+        Status::implementing, ArtifactKind::implementation_log, "implementation-log.md", false);
     phase_run(Status::review, ArtifactKind::review, "review.md", false);
     steps.push_back({human, VerdictGiven{Verdict::approved, "Merged."}});
     return steps;
 }
 
 int usage() {
-    std::fputs("usage: board_gen DIR N [--prefix PROJ] [--events 20]\n"
-               "  writes DIR/board.yaml and N tickets of about 20 events each\n",
-               stderr);
+    std::fputs(
+        "usage: board_gen DIR N [--prefix PROJ] [--events 20]\n"
+        "  writes DIR/board.yaml and N tickets of about 20 events each\n",
+        stderr);
     return 2;
 }
 
@@ -130,7 +139,8 @@ int main(int argc, char** argv) {
     std::error_code ec;
     fs::create_directories(dir / "tickets", ec);
     if (ec) {
-        std::fprintf(stderr, "board_gen: cannot create %s: %s\n", dir.c_str(), ec.message().c_str());
+        std::fprintf(
+            stderr, "board_gen: cannot create %s: %s\n", dir.c_str(), ec.message().c_str());
         return 3;
     }
     std::ofstream{dir / "board.yaml"} << default_board_yaml(prefix);
@@ -146,13 +156,18 @@ int main(int argc, char** argv) {
         const auto steps = workflow(id, i, is_epic, parent, blocker);
         // Stop at different points so the board holds every column; about half reach the
         // full workflow (done), which is about `events_per_ticket` events with the notes.
-        const std::size_t stop_at = i % 2 == 0 ? steps.size() : 1 + static_cast<std::size_t>(i) % steps.size();
+        const std::size_t stop_at =
+            i % 2 == 0 ? steps.size() : 1 + static_cast<std::size_t>(i) % steps.size();
         Ticket ticket;
         std::string lines;
         std::int64_t seq = 0;
         auto emit = [&](const Actor& by, const Payload& payload) {
-            Event event{event_schema_version, seq + 1, id + "-e" + std::to_string(seq + 1),
-                        base_time + i * 1000 + seq * 10, by, payload};
+            Event event{event_schema_version,
+                        seq + 1,
+                        id + "-e" + std::to_string(seq + 1),
+                        base_time + i * 1000 + seq * 10,
+                        by,
+                        payload};
             Reduced next = reduce(ticket, event);
             if (!next) return false;
             ticket = std::move(next).value();
@@ -168,8 +183,8 @@ int main(int argc, char** argv) {
             }
         }
         // Pad with notes up to the wanted size (a note is accepted in any status).
-        while (seq < events_per_ticket &&
-               emit(Actor{ActorKind::human, "bo"}, NoteAdded{"Progress note " + std::to_string(seq)})) {
+        while (seq < events_per_ticket && emit(Actor{ActorKind::human, "bo"},
+                                               NoteAdded{"Progress note " + std::to_string(seq)})) {
         }
         fs::create_directories(dir / "tickets" / id);
         std::ofstream out{dir / "tickets" / id / "events.jsonl", std::ios::binary};

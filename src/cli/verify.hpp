@@ -14,7 +14,8 @@ struct VerifyReport {
 };
 
 /// Checks one ticket: the log parses, seqs are contiguous, it replays with no rejection, the
-/// snapshot (if any) equals the fold, artifacts are unchanged since recorded, sizes are sane.
+/// snapshot (if any) equals the fold (one behind the log is a warning: a stale cache), artifacts
+/// are unchanged since recorded, sizes are sane.
 VerifyReport verify_ticket(const std::filesystem::path& board, const std::string& id);
 
 /// The ids of every ticket folder on the board, in id order. Folders whose names are not

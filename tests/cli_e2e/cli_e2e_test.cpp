@@ -565,3 +565,26 @@ TEST_CASE("4 concurrent creates never share an id", "[e2e][concurrency]") {
     CHECK(ids.size() == 20);
     CHECK(ids.count("P-20") == 1);
 }
+
+TEST_CASE("caches never win over the log: a daemon's append shows at once", "[e2e][cache]") {
+    TempBoard b;
+    const std::string id = b.create("Cached");
+    REQUIRE(b.board({"list", "--json"}).exit_code == 0);  // builds ticket.json and the index
+    REQUIRE(fs::exists(b.dir(id) / "ticket.json"));
+    // The daemon appends through the library and leaves the snapshot behind.
+    b.append(id, Actor{ActorKind::system, {}}, {Started{}});
+    b.append(id, Actor{ActorKind::human, "bo"}, {NoteAdded{"behind the cache's back"}});
+    const auto list = boost::json::parse(b.board({"list", "--json"}).out).as_array();
+    REQUIRE(list.size() == 1);
+    CHECK(list[0].at("status").as_string() == "research");
+    CHECK(list[0].at("notes_count").as_int64() == 1);
+    const auto verified = b.board({"verify", id});
+    CHECK(verified.exit_code == 0);
+    // A snapshot that lies about the current seq is a fault.
+    std::string snapshot = slurp(b.dir(id) / "ticket.json");
+    const auto at = snapshot.find("\"title\":\"Cached\"");
+    REQUIRE(at != std::string::npos);
+    snapshot.replace(at, 16, "\"title\":\"Lied!\"");
+    std::ofstream{b.dir(id) / "ticket.json", std::ios::trunc} << snapshot;
+    CHECK(b.board({"verify", id}).exit_code == 3);
+}

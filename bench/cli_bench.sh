@@ -1,0 +1,36 @@
+#!/bin/sh
+# The `board` CLI on generated boards of 1,000 and 10,000 tickets (~20 events each): the
+# board-wide queries and the latency of a durable write, as whole processes.
+#
+#   bench/cli_bench.sh [BUILD_DIR] [RUNS]      (default build/release, 31 runs)
+#
+# Boards are generated in a scratch folder on the same disk as the system temp dir and
+# removed afterwards. The first query of a board builds its caches (ticket.json snapshots,
+# tickets/.index) and is reported separately as "cold".
+set -eu
+BUILD=${1:-build/release}
+RUNS=${2:-31}
+BOARD=$BUILD/src/cli/board
+GEN=$BUILD/bench/board_gen
+TIME=$BUILD/bench/board_cli_timing
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/board-cli-bench-XXXXXX")
+trap 'rm -rf "$SCRATCH"' EXIT
+
+for n in 1000 10000; do
+  dir=$SCRATCH/b$n
+  "$GEN" "$dir" $n > /dev/null
+  echo "== $n tickets"
+  "$TIME" 1 "cold: list --json (builds caches)" -- "$BOARD" list --json --board "$dir"
+  "$TIME" "$RUNS" "list --json" -- "$BOARD" list --json --board "$dir"
+  "$TIME" "$RUNS" "list" -- "$BOARD" list --board "$dir"
+  "$TIME" "$RUNS" "ready" -- "$BOARD" ready --board "$dir"
+  "$TIME" "$RUNS" "next" -- "$BOARD" next --board "$dir"
+  "$TIME" "$RUNS" "next --awaiting" -- "$BOARD" next --awaiting --board "$dir"
+done
+
+# Writes: each run appends one durable event (write + fdatasync) and refreshes the snapshot.
+dir=$SCRATCH/b1000
+"$TIME" "$RUNS" "create (fsync)" -- "$BOARD" create "A ticket from the benchmark" --board "$dir"
+"$TIME" "$RUNS" "note (fsync)" -- "$BOARD" note PROJ-7 "a note from the benchmark" --board "$dir"
+"$TIME" 1 "list --json after the writes" -- "$BOARD" list --json --board "$dir"
+"$TIME" "$RUNS" "board --version (process floor)" -- "$BOARD" --version
