@@ -127,12 +127,7 @@ struct ExactDoubleHandler {
     bool on_double(double d, json::string_view tail, json::error_code&) {
         std::string_view text{tail.data(), tail.size()};
         if (!number.empty()) text = number.append(tail.data(), tail.size());
-        double exact = 0.0;
-        const auto* end = text.data() + text.size();
-        // Out of range (1e400): keep Boost's value; the codec rejects it as not finite.
-        if (const auto result = std::from_chars(text.data(), end, exact);
-            result.ec == std::errc{} && result.ptr == end)
-            d = exact;
+        d = exact_double(d, text);
         number.clear();
         stack.push_double(d);
         return true;
@@ -211,6 +206,16 @@ std::string quote(std::string_view text) {
 
 // ---------------------------------------------------------------------------------------------
 // Parsing
+
+double exact_double(double parsed, std::string_view text) {
+    double exact = 0.0;
+    const auto* end = text.data() + text.size();
+    // Out of range (1e400): keep Boost's value; the codec rejects it as not finite.
+    if (const auto result = std::from_chars(text.data(), end, exact);
+        result.ec == std::errc{} && result.ptr == end)
+        return exact;
+    return parsed;
+}
 
 struct JsonParser::Impl {
     json::basic_parser<ExactDoubleHandler> parser{json::parse_options{}};

@@ -120,6 +120,11 @@ DecodeResult<T> guarded(F&& decode) {
 // ---------------------------------------------------------------------------------------------
 // Parsing
 
+/// The double a JSON number's `text` denotes, rounded correctly (std::from_chars), or
+/// `parsed` (Boost's own conversion) when from_chars cannot represent it. Every decoding path
+/// converts doubles with this, so they agree to the bit.
+double exact_double(double parsed, std::string_view text);
+
 /// Parses JSON text as boost::json::parser does, except that doubles are converted with
 /// std::from_chars, which rounds correctly: Boost.JSON 1.81 puts about one double in ten on a
 /// neighbouring value, so costs would drift on every round trip. Reusable; not thread-safe.
