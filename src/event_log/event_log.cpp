@@ -100,7 +100,12 @@ LogResult<std::optional<Torn>> Scanner::scan(int fd,
                                              std::uint64_t end,
                                              Position& pos,
                                              Sink&& sink) {
-    if (buffer_.size() < chunk_size) buffer_.resize(chunk_size);
+    // No bigger than what is left to read: most logs are a few KiB, and zeroing (and
+    // faulting in) a whole chunk for each of them cost more than reading them (`verify`
+    // opens every log of the board once).
+    const std::size_t wanted = static_cast<std::size_t>(
+        std::min<std::uint64_t>(chunk_size, end - std::min(end, pos.offset)));
+    if (buffer_.size() < wanted) buffer_.resize(wanted);
     carry_.clear();
     std::uint64_t read_at = pos.offset;
     while (read_at < end) {
