@@ -417,10 +417,13 @@ TEST_CASE("refusals: one line on stderr, the exit code of spec/cli.md, nothing w
         CHECK_THAT(ran.err, Catch::Contains(id + " → " + other + " → " + id + " would be a cycle"));
     }
     SECTION("no board: a usage error that says how to name one") {
+        fs::create_directories(b.root() / "nowhere");
         const auto ran = TempBoard::run({"list", "--board", (b.root() / "nowhere").string()});
-        CHECK(ran.exit_code == 3);
-        const auto elsewhere = TempBoard::run({"list"}, {"BOARD_DIR="});
-        CHECK((elsewhere.exit_code == 2 || elsewhere.exit_code == 0));
+        CHECK(ran.exit_code == 2);
+        CHECK_THAT(ran.err, Catch::Contains("holds no board.yaml"));
+        const auto in_env =
+            TempBoard::run({"ready"}, {"BOARD_DIR=" + (b.root() / "nowhere").string()});
+        CHECK(in_env.exit_code == 2);
     }
     SECTION("a corrupt log is a storage error for its ticket, a warning for the board") {
         std::ofstream{b.dir(other) / "events.jsonl", std::ios::app} << "{broken\n{\"v\":1}\n";
@@ -587,4 +590,27 @@ TEST_CASE("caches never win over the log: a daemon's append shows at once", "[e2
     snapshot.replace(at, 16, "\"title\":\"Lied!\"");
     std::ofstream{b.dir(id) / "ticket.json", std::ios::trunc} << snapshot;
     CHECK(b.board({"verify", id}).exit_code == 3);
+}
+
+TEST_CASE("bash completion comes from the command table and completes ticket ids",
+          "[e2e][completion]") {
+    TempBoard b;
+    const std::string id = b.create("Complete me");
+    const auto script = TempBoard::run({"completion", "bash"});
+    REQUIRE(script.exit_code == 0);
+    const fs::path file = b.root() / "completion.bash";
+    std::ofstream{file} << script.out;
+    const auto complete = [&](const std::string& words, int cword) {
+        const fs::path out = b.root() / "completion.out";
+        const std::string command = "bash -c 'source " + file.string() + "; COMP_WORDS=(" + words +
+                                    "); COMP_CWORD=" + std::to_string(cword) +
+                                    "; _board; echo \"${COMPREPLY[*]}\"' > " + out.string();
+        REQUIRE(std::system(command.c_str()) == 0);
+        return slurp(out);
+    };
+    CHECK(complete("board app", 1) == "approve\n");
+    CHECK(complete("board update P-1 --blocked", 3) == "--blocked-by\n");
+    CHECK(complete("board list --status imp", 3) == "implementing\n");
+    CHECK(complete("board show --board " + b.root().string() + " P-", 4) == id + "\n");
+    CHECK(TempBoard::run({"completion", "fish"}).exit_code == 2);
 }
