@@ -120,7 +120,10 @@ std::optional<ArtifactRead> read_artifact(const std::filesystem::path& file,
     return read;
 }
 
-std::string write_file_atomically(const std::filesystem::path& file, std::string_view content) {
+std::string write_file_atomically(const std::filesystem::path& file,
+                                  std::string_view content,
+                                  Durability durability) {
+    const bool sync = durability == Durability::synced;
     const auto folder =
         file.parent_path().empty() ? std::filesystem::path{"."} : file.parent_path();
     std::random_device entropy;
@@ -140,7 +143,7 @@ std::string write_file_atomically(const std::filesystem::path& file, std::string
         }
         written += static_cast<std::size_t>(n);
     }
-    if (::fdatasync(fd) != 0 || ::close(fd) != 0) {
+    if ((sync && ::fdatasync(fd) != 0) || ::close(fd) != 0) {
         const int err = errno;
         ::unlink(temp.c_str());
         return temp.string() + ": " + errno_text(err);
@@ -151,6 +154,7 @@ std::string write_file_atomically(const std::filesystem::path& file, std::string
         return file.string() + ": " + errno_text(err);
     }
     // The new name must survive a crash too.
+    if (!sync) return {};
     if (const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
         ::fsync(dir);
         ::close(dir);

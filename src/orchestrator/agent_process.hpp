@@ -4,9 +4,11 @@
 // log file as they arrive, a timeout after which the whole group gets SIGTERM, then SIGKILL
 // after the grace period. Memory stays bounded however much the agent prints.
 //
-// Boost.Process v2 1.81 on this kernel (design/toolchain.md §3): built with
-// BOOST_PROCESS_V2_DISABLE_PIDFD_OPEN, and the kill comes from the timer branch; the wait on
-// the process is never cancelled.
+// The launch is posix_spawn (vfork speed at any daemon size, with the process group, stdio,
+// working directory and signal state set by the spawn itself); Boost.Process v2 then waits for
+// the process on the io_context. Process v2 1.81 on this kernel (design/toolchain.md §3): built
+// with BOOST_PROCESS_V2_DISABLE_PIDFD_OPEN, the kill comes from the timer branch, and the wait
+// on the process is never cancelled.
 
 #include "orchestrator/output_capture.hpp"
 

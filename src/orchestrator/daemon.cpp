@@ -34,6 +34,7 @@
 #include <sstream>
 #include <sys/file.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace board::orchestrator {
@@ -116,11 +117,23 @@ public:
     }
 
 private:
-    struct Entry {
-        explicit Entry(fs::path dir)
-            : log(std::move(dir)) {}
+    /// What the daemon knows of one ticket. It keeps the folded ticket and the identity of the
+    /// log it came from, not an open EventLog: a board holds thousands of tickets, and a log
+    /// that has not changed since (same inode, size and mtime) is not read again.
+    struct LogStamp {
+        dev_t device = 0;
+        ino_t inode = 0;
+        off_t size = -1;
+        std::int64_t mtime_ns = 0;
+        friend bool operator==(const LogStamp&, const LogStamp&) = default;
+    };
 
-        EventLog log;
+    struct Entry {
+        explicit Entry(fs::path ticket_dir)
+            : dir(std::move(ticket_dir)) {}
+
+        fs::path dir;
+        LogStamp stamp;
         std::shared_ptr<const Ticket> ticket;
         std::int64_t own_seq = -1;  ///< the seq of the daemon's last write; -1 none yet
         Clock::time_point available_at{};
@@ -216,8 +229,21 @@ private:
         for (auto& [id, entry] : tickets_) reload(id, entry);
     }
 
+    static std::optional<LogStamp> stamp_of(const fs::path& ticket_dir) {
+        struct stat st {};
+
+        if (::stat((ticket_dir / log_file_name).c_str(), &st) != 0) return std::nullopt;
+        return LogStamp{
+            st.st_dev,
+            st.st_ino,
+            st.st_size,
+            static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+    }
+
     void reload(const std::string& id, Entry& entry) {
-        auto loaded = entry.log.load();
+        const auto stamp = stamp_of(entry.dir);
+        if (stamp && entry.ticket && *stamp == entry.stamp) return;  // unchanged
+        auto loaded = load_ticket(entry.dir);
         if (auto* error = std::get_if<LogError>(&loaded)) {
             if (error->kind == LogError::Kind::not_found) return;  // a ticket being created
             if (entry.problem != error->message) {
@@ -242,6 +268,7 @@ private:
             entry.own_seq = value.ticket.seq;
         }
         entry.ticket = std::make_shared<const Ticket>(std::move(value.ticket));
+        entry.stamp = stamp.value_or(LogStamp{});
     }
 
     // ---- watching -----------------------------------------------------------------------
@@ -318,7 +345,7 @@ private:
         std::optional<std::int64_t> expected_seq = {}) {
         auto& entry = entry_for(id);
         for (int attempt = 0; attempt < 8; ++attempt) {
-            auto loaded = entry.log.load();
+            auto loaded = load_ticket(entry.dir);
             if (auto* error = std::get_if<LogError>(&loaded)) {
                 reporter_.problem(fmt::format("board-daemon: {}: {}", id, error->message));
                 return std::nullopt;
@@ -337,10 +364,13 @@ private:
                                        item.by,
                                        std::move(item.payload)});
             }
-            auto result = entry.log.append(std::move(events), now.seq);
+            auto result = append_events(entry.dir, std::move(events), now.seq);
             if (auto* done = std::get_if<Committed>(&result)) {
                 entry.ticket = done->ticket;
                 entry.own_seq = done->ticket->seq;
+                // Not stamped: another writer may have appended right after us, so the next
+                // look at this ticket reads it again.
+                entry.stamp = LogStamp{};
                 if (auto problem = write_snapshot(tickets_dir_ / id, *done->ticket))
                     reporter_.problem("board-daemon: " + *problem);
                 for (const auto& e : done->events) reporter_.event(id, e);
@@ -498,7 +528,7 @@ private:
         input.research_text = read_small_file(dir / "research.md");
         input.plan_text = read_small_file(dir / "plan.md");
         const std::string prompt = render_prompt(templates_.of(running.phase), input);
-        std::string launch_error = write_file_atomically(prompt_file, prompt);
+        std::string launch_error = write_file_atomically(prompt_file, prompt, Durability::unsynced);
 
         fs::path cwd = options_.board_root;
         if (launch_error.empty() && running.phase == Status::implementing && agent.worktree) {
@@ -534,7 +564,7 @@ private:
         ProcessOutcome outcome;
         if (launch_error.empty()) {
             outcome = co_await running.process->run(spec, [&](int pid) {
-                write_file_atomically(pid_file, std::to_string(pid) + "\n");
+                write_file_atomically(pid_file, std::to_string(pid) + "\n", Durability::unsynced);
             });
         } else {
             outcome.launch_error = launch_error;

@@ -53,7 +53,7 @@ TEST_CASE("one readable line per event, saying what happened") {
           "10:04:05 PROJ-3 #7 question PROJ-3.q2 (blocking): SQLite or Postgres?");
 }
 
-TEST_CASE("--log-format json prints one JSON object per event, ticket first") {
+TEST_CASE("the JSON log format prints one JSON object per event, ticket first") {
     CapturedStdout out;
     {
         Reporter reporter(DaemonOptions::Output::json);
