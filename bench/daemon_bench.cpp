@@ -34,12 +34,14 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+pid_t spawn(const std::vector<std::string>& argv,
+            const std::vector<std::string>& extra_env,
             const std::string& out_file) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(
+        &actions, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -67,24 +69,32 @@ int wait_for(pid_t pid, rusage* usage = nullptr) {
 void make_backlog_board(const fs::path& root, int tickets) {
     fs::remove_all(root);
     fs::create_directories(root / "tickets");
-    std::ofstream(root / "board.yaml") << "prefix: B\n"
-                                          "auto: { research: true, planning: false }\n"
-                                          "gates: { research: none }\n"
-                                          "wip: { research: 0 }\n"
-                                          "daemon: { max_parallel: 2, poll: 10s, debounce: 0s }\n"
-                                          "agents:\n  default: { command: [board_null_agent], timeout: 1m }\n";
+    std::ofstream(root / "board.yaml")
+        << "prefix: B\n"
+           "auto: { research: true, planning: false }\n"
+           "gates: { research: none }\n"
+           "wip: { research: 0 }\n"
+           "daemon: { max_parallel: 2, poll: 10s, debounce: 0s }\n"
+           "agents:\n  default: { command: [board_null_agent], timeout: 1m }\n";
     for (int i = 1; i <= tickets; ++i) {
         const std::string id = "B-" + std::to_string(i);
         fs::create_directories(root / "tickets" / id);
         board::Created c;
         c.ticket = id;
         c.title = "ticket " + std::to_string(i);
-        board::Event e{1, 1, id + "-e1", 1'767'225'600'000 + i, board::Actor{board::ActorKind::human, "bench"}, c};
+        board::Event e{1,
+                       1,
+                       id + "-e1",
+                       1'767'225'600'000 + i,
+                       board::Actor{board::ActorKind::human, "bench"},
+                       c};
         std::ofstream(root / "tickets" / id / "events.jsonl") << board::encode_event(e) << '\n';
     }
 }
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -95,8 +105,10 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: %s DAEMON NULL_AGENT BOARD_GEN [--tickets N] [--rounds R] [--rss-tickets M]\n",
-                     argv[0]);
+        std::fprintf(
+            stderr,
+            "usage: %s DAEMON NULL_AGENT BOARD_GEN [--tickets N] [--rounds R] [--rss-tickets M]\n",
+            argv[0]);
         return 2;
     }
     const std::string daemon = fs::absolute(argv[1]).string();
@@ -106,13 +118,18 @@ int main(int argc, char** argv) {
     for (int i = 4; i + 1 < argc; i += 2) {
         const std::string flag = argv[i];
         const int value = std::atoi(argv[i + 1]);
-        if (flag == "--tickets") tickets = value;
-        else if (flag == "--rounds") rounds = value;
-        else if (flag == "--rss-tickets") rss_tickets = value;
+        if (flag == "--tickets")
+            tickets = value;
+        else if (flag == "--rounds")
+            rounds = value;
+        else if (flag == "--rss-tickets")
+            rss_tickets = value;
     }
-    const fs::path scratch = fs::temp_directory_path() / ("board-daemon-bench-" + std::to_string(::getpid()));
+    const fs::path scratch =
+        fs::temp_directory_path() / ("board-daemon-bench-" + std::to_string(::getpid()));
     fs::create_directories(scratch);
-    const std::string path_env = "PATH=" + fs::path(agent).parent_path().string() + ":" + std::getenv("PATH");
+    const std::string path_env =
+        "PATH=" + fs::path(agent).parent_path().string() + ":" + std::getenv("PATH");
 
     std::vector<double> bare_s, daemon_s;
     for (int round = 0; round < rounds; ++round) {
@@ -126,7 +143,8 @@ int main(int argc, char** argv) {
                 flight.erase(std::remove(flight.begin(), flight.end(), done), flight.end());
             }
             const std::string n = std::to_string(i);
-            flight.push_back(spawn({agent}, {"BOARD_ARTIFACT=" + (scratch / "bare" / (n + ".md")).string()},
+            flight.push_back(spawn({agent},
+                                   {"BOARD_ARTIFACT=" + (scratch / "bare" / (n + ".md")).string()},
                                    (scratch / "bare" / (n + ".log")).string()));
         }
         for (pid_t p : flight) wait_for(p);
@@ -134,47 +152,68 @@ int main(int argc, char** argv) {
 
         make_backlog_board(scratch / "board", tickets);
         start = Clock::now();
-        const pid_t d = spawn({daemon, "--board", (scratch / "board").string(), "--max-parallel", "2", "--log-format",
+        const pid_t d = spawn({daemon,
+                               "--board",
+                               (scratch / "board").string(),
+                               "--max-parallel",
+                               "2",
+                               "--log-format",
                                "json"},
-                              {path_env}, (scratch / "daemon.out").string());
+                              {path_env},
+                              (scratch / "daemon.out").string());
         const int code = wait_for(d);
         daemon_s.push_back(seconds_since(start));
         std::ifstream out(scratch / "daemon.out");
         int finished = 0;
         for (std::string line; std::getline(out, line);)
             if (line.find("\"type\":\"run-finished\"") != std::string::npos) ++finished;
-        std::printf("round %d: bare %.3f s, daemon %.3f s (exit %d, %d runs finished)\n", round + 1, bare_s.back(),
-                    daemon_s.back(), code, finished);
+        std::printf("round %d: bare %.3f s, daemon %.3f s (exit %d, %d runs finished)\n",
+                    round + 1,
+                    bare_s.back(),
+                    daemon_s.back(),
+                    code,
+                    finished);
         if (code != 0 || finished != tickets) {
             std::fprintf(stderr, "the daemon did not take every ticket through research\n");
             return 1;
         }
     }
     const double bare = median(bare_s), dmn = median(daemon_s);
-    std::printf("\n%d tickets through research, --max-parallel 2, medians of %d rounds:\n", tickets, rounds);
+    std::printf("\n%d tickets through research, --max-parallel 2, medians of %d rounds:\n",
+                tickets,
+                rounds);
     std::printf("  bare posix_spawn loop: %.3f s (%.0f runs/s)\n", bare, tickets / bare);
     std::printf("  board-daemon:          %.3f s (%.0f runs/s)\n", dmn, tickets / dmn);
-    std::printf("  daemon throughput = %.0f%% of the bare loop (goal >= 60%%)\n", 100.0 * bare / dmn);
+    std::printf("  daemon throughput = %.0f%% of the bare loop (goal >= 60%%)\n",
+                100.0 * bare / dmn);
 
     // Memory on a big board.
     const fs::path big = scratch / "big";
     fs::remove_all(big);
-    const pid_t gen = spawn({board_gen, big.string(), std::to_string(rss_tickets)}, {}, (scratch / "gen.out").string());
+    const pid_t gen = spawn(
+        {board_gen, big.string(), std::to_string(rss_tickets)}, {}, (scratch / "gen.out").string());
     if (wait_for(gen) != 0) {
         std::fprintf(stderr, "board_gen failed\n");
         return 1;
     }
-    std::ofstream(big / "board.yaml") << "prefix: PROJ\n"
-                                         "agents:\n  default: { command: [board_null_agent], timeout: 1m }\n"
-                                         "  implementing: { worktree: false }\n";
+    std::ofstream(big / "board.yaml")
+        << "prefix: PROJ\n"
+           "agents:\n  default: { command: [board_null_agent], timeout: 1m }\n"
+           "  implementing: { worktree: false }\n";
     rusage usage{};
     const auto start = Clock::now();
-    const pid_t d = spawn({daemon, "--board", big.string(), "--timeout", "10s", "--log-format", "json"}, {path_env},
-                          (scratch / "big.out").string());
+    const pid_t d =
+        spawn({daemon, "--board", big.string(), "--timeout", "10s", "--log-format", "json"},
+              {path_env},
+              (scratch / "big.out").string());
     const int code = wait_for(d, &usage);
-    std::printf("\n%d-ticket board (board_gen, ~20 events each), daemon working it for %.1f s (exit %d):\n",
-                rss_tickets, seconds_since(start), code);
-    std::printf("  peak RSS %.1f MB (goal <= 50 MB)\n", static_cast<double>(usage.ru_maxrss) / 1024.0);
+    std::printf(
+        "\n%d-ticket board (board_gen, ~20 events each), daemon working it for %.1f s (exit %d):\n",
+        rss_tickets,
+        seconds_since(start),
+        code);
+    std::printf("  peak RSS %.1f MB (goal <= 50 MB)\n",
+                static_cast<double>(usage.ru_maxrss) / 1024.0);
     fs::remove_all(scratch);
     return 0;
 }
