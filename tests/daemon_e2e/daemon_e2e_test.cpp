@@ -345,7 +345,9 @@ TEST_CASE("a hung agent is killed at its timeout, grandchildren included") {
 
 TEST_CASE("an agent printing 200 MB leaves the daemon's memory flat") {
     auto peak_kb = [](const std::string& name, const std::string& script) {
-        TestBoard board(name);
+        BoardOptions o;
+        o.timeout = "5m";  // 200 MB through a pipe is slow under ASan on a busy 2-core runner
+        TestBoard board(name, o);
         const std::string id = board.create("talks");
         board.script(id, "research", script);
         rusage usage{};
