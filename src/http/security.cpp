@@ -1,0 +1,262 @@
+#include "http/security.hpp"
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace board::http {
+namespace {
+
+struct Fd {
+    int fd = -1;
+
+    ~Fd() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+bool read_all(int fd, std::string& out, std::uint64_t limit) {
+    char buf[16384];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return false;
+        if (n == 0) return true;
+        out.append(buf, static_cast<std::size_t>(n));
+        if (out.size() > limit) return false;
+    }
+}
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+std::optional<std::string> percent_decode(std::string_view in, bool plus_is_space) {
+    std::string out;
+    out.reserve(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        char c = in[i];
+        if (c == '%') {
+            if (i + 2 >= in.size()) return std::nullopt;
+            const int hi = hex_value(in[i + 1]);
+            const int lo = hex_value(in[i + 2]);
+            if (hi < 0 || lo < 0) return std::nullopt;
+            c = static_cast<char>(hi * 16 + lo);
+            i += 2;
+        } else if (c == '+' && plus_is_space) {
+            c = ' ';
+        }
+        if (c == '\0') return std::nullopt;
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+}
+
+}  // namespace
+
+std::optional<std::string> load_or_create_token(const fs::path& board,
+                                                bool& generated,
+                                                std::string& error) {
+    generated = false;
+    const fs::path dir = board / ".board";
+    const fs::path file = dir / "http-token";
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+        error = "cannot create " + dir.string() + ": " + std::strerror(errno);
+        return std::nullopt;
+    }
+    Fd out{::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)};
+    if (out.fd >= 0) {
+        std::array<unsigned char, 32> raw{};
+        Fd random{::open("/dev/urandom", O_RDONLY | O_CLOEXEC)};
+        if (random.fd < 0 ||
+            ::read(random.fd, raw.data(), raw.size()) != static_cast<ssize_t>(raw.size())) {
+            error = "cannot read /dev/urandom";
+            ::unlink(file.c_str());
+            return std::nullopt;
+        }
+        static constexpr char digits[] = "0123456789abcdef";
+        std::string token;
+        for (unsigned char b : raw) {
+            token.push_back(digits[b >> 4]);
+            token.push_back(digits[b & 15]);
+        }
+        const std::string line = token + "\n";
+        if (::write(out.fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()) ||
+            ::fsync(out.fd) != 0) {
+            error = "cannot write " + file.string() + ": " + std::strerror(errno);
+            ::unlink(file.c_str());
+            return std::nullopt;
+        }
+        generated = true;
+        return token;
+    }
+    if (errno != EEXIST) {
+        error = "cannot create " + file.string() + ": " + std::strerror(errno);
+        return std::nullopt;
+    }
+    Fd in{::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
+
+    struct stat st {};
+
+    if (in.fd < 0 || ::fstat(in.fd, &st) != 0) {
+        error = "cannot read " + file.string() + ": " + std::strerror(errno);
+        return std::nullopt;
+    }
+    if ((st.st_mode & 077) != 0) {
+        error = file.string() + " is readable or writable by others: chmod 600 it";
+        return std::nullopt;
+    }
+    std::string token;
+    if (!read_all(in.fd, token, 4096)) {
+        error = "cannot read " + file.string();
+        return std::nullopt;
+    }
+    while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' '))
+        token.pop_back();
+    if (token.size() < 16) {
+        error = file.string() + " holds no token (at least 16 characters); delete it to make one";
+        return std::nullopt;
+    }
+    return token;
+}
+
+bool same_token(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    unsigned char diff = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+    return diff == 0;
+}
+
+std::string presented_token(std::string_view authorization, std::string_view cookie) {
+    constexpr std::string_view bearer = "Bearer ";
+    if (authorization.substr(0, bearer.size()) == bearer)
+        return std::string{trim(authorization.substr(bearer.size()))};
+    while (!cookie.empty()) {
+        const auto semi = cookie.find(';');
+        std::string_view pair = trim(cookie.substr(0, semi));
+        cookie = semi == std::string_view::npos ? std::string_view{} : cookie.substr(semi + 1);
+        constexpr std::string_view name = "board_token=";
+        if (pair.substr(0, name.size()) == name) return std::string{pair.substr(name.size())};
+    }
+    return {};
+}
+
+std::optional<Target> parse_target(std::string_view target) {
+    if (target.empty() || target.front() != '/') return std::nullopt;
+    Target out;
+    const auto q = target.find('?');
+    std::string_view path = target.substr(0, q);
+    std::string_view query =
+        q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
+    while (!path.empty()) {
+        path.remove_prefix(1);  // the '/'
+        const auto slash = path.find('/');
+        const auto raw = path.substr(0, slash);
+        path = slash == std::string_view::npos ? std::string_view{} : path.substr(slash);
+        if (raw.empty()) continue;
+        auto seg = percent_decode(raw, false);
+        if (!seg) return std::nullopt;
+        out.segments.push_back(std::move(*seg));
+    }
+    while (!query.empty()) {
+        const auto amp = query.find('&');
+        const auto pair = query.substr(0, amp);
+        query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+        if (pair.empty()) continue;
+        const auto eq = pair.find('=');
+        auto key = percent_decode(pair.substr(0, eq), true);
+        auto value = percent_decode(
+            eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1), true);
+        if (!key || !value) return std::nullopt;
+        out.query[*key] = std::move(*value);
+    }
+    return out;
+}
+
+bool host_is_loopback(std::string_view host) {
+    if (host.empty()) return false;
+    std::string_view name = host;
+    if (name.front() == '[') {
+        const auto close = name.find(']');
+        if (close == std::string_view::npos) return false;
+        name = name.substr(1, close - 1);
+        return name == "::1";
+    }
+    const auto colon = name.rfind(':');
+    if (colon != std::string_view::npos) name = name.substr(0, colon);
+    if (name == "localhost") return true;
+    if (name.substr(0, 4) != "127.") return false;
+    for (char c : name)
+        if (!(c == '.' || (c >= '0' && c <= '9'))) return false;
+    return true;
+}
+
+bool is_valid_artifact_name(std::string_view name) {
+    if (name.empty() || name.size() > 128 || name.front() == '.') return false;
+    for (char c : name) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                        (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+        if (!ok) return false;
+    }
+    return name.find("..") == std::string_view::npos;
+}
+
+std::optional<std::string> read_confined(const fs::path& ticket_dir,
+                                         std::string_view name,
+                                         std::uint64_t max_bytes,
+                                         bool& missing,
+                                         std::string& error) {
+    missing = false;
+    if (!is_valid_artifact_name(name)) {
+        missing = true;
+        error = "\"" + std::string{name} + "\" is not an artifact file name";
+        return std::nullopt;
+    }
+    Fd dir{::open(ticket_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
+    if (dir.fd < 0) {
+        missing = errno == ENOENT;
+        error = "cannot open the ticket folder: " + std::string{std::strerror(errno)};
+        return std::nullopt;
+    }
+    const std::string file{name};
+    Fd in{::openat(dir.fd, file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)};
+    if (in.fd < 0) {
+        missing = errno == ENOENT;
+        error = errno == ELOOP ? file + " is a symbolic link: not served"
+                               : "cannot open " + file + ": " + std::strerror(errno);
+        return std::nullopt;
+    }
+
+    struct stat st {};
+
+    if (::fstat(in.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        error = file + " is not a regular file";
+        return std::nullopt;
+    }
+    if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+        error = file + " is larger than " + std::to_string(max_bytes) + " bytes";
+        return std::nullopt;
+    }
+    std::string out;
+    if (!read_all(in.fd, out, max_bytes)) {
+        error = "cannot read " + file;
+        return std::nullopt;
+    }
+    return out;
+}
+
+}  // namespace board::http
