@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/history.hpp"
+#include "cli/import_ticks.hpp"
 #include "cli/render.hpp"
 #include "cli/verify.hpp"
 #include "cli/write_commands.hpp"
@@ -605,6 +606,16 @@ int run(int argc, char** argv) {
         "Example:\n  board replay PROJ-4 --diff      # find the seq to go back to\n"
         "  board fork PROJ-4 --at 12        # rerun planning differently; PROJ-4 is untouched");
 
+    board::cli::ImportTicksRequest import_request;
+    std::string import_path;
+    auto* import_ticks = app.add_subcommand(
+        "import-ticks", "import a tk .tick folder: each tick becomes a ticket; PATH is only read");
+    import_ticks->add_option("PATH", import_path, "tk's .tick folder, or the folder that holds it")
+        ->required();
+    import_ticks->add_flag(
+        "--dry-run", import_request.dry_run, "report what it would do; write nothing");
+    import_ticks->footer(board::cli::import_ticks_help());
+
     std::string shell;
     auto* completion = app.add_subcommand("completion", "print a shell completion script");
     completion->add_option("SHELL", shell, "bash")->required()->check(CLI::IsMember({"bash"}));
@@ -613,8 +624,8 @@ int run(int argc, char** argv) {
         "  source <(board completion bash)");
 
     for (auto* sub :
-         {log,    replay, show,   verify,    create, init,  list, next,   ready,  approve,
-          reject, note,   answer, questions, update, start, move, cancel, reopen, fork})
+         {log,  replay, show,      verify, create, init, list,   next,   ready, approve,     reject,
+          note, answer, questions, update, start,  move, cancel, reopen, fork,  import_ticks})
         add_common(sub, options);
 
     try {
@@ -703,6 +714,10 @@ int run(int argc, char** argv) {
     if (move->parsed()) return report(cli::move(ctx, id, status, reason));
     if (cancel->parsed()) return report(cli::cancel(ctx, id, reason));
     if (reopen->parsed()) return report(cli::reopen(ctx, id, reason));
+    if (import_ticks->parsed()) {
+        import_request.source = import_path;
+        return report(cli::import_ticks(ctx, import_request));
+    }
     return report(cli::fork(ctx, id, at_seq));
 }
 

@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -613,4 +614,220 @@ TEST_CASE("bash completion comes from the command table and completes ticket ids
     CHECK(complete("board list --status imp", 3) == "implementing\n");
     CHECK(complete("board show --board " + b.root().string() + " P-", 4) == id + "\n");
     CHECK(TempBoard::run({"completion", "fish"}).exit_code == 2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// board import-ticks: the hand-written tk fixtures in tests/fixtures/ticks/.
+
+namespace {
+
+fs::path ticks_fixture(const std::string& name) {
+    return fs::path{__FILE__}.parent_path().parent_path() / "fixtures" / "ticks" / name / ".tick";
+}
+
+/// Every entry under `root`: its kind, size, content and mtime, to show nothing was touched.
+std::map<std::string, std::string> tree_state(const fs::path& root) {
+    std::map<std::string, std::string> out;
+    for (const auto& entry : fs::recursive_directory_iterator(root)) {
+        const auto stamp = entry.last_write_time().time_since_epoch().count();
+        std::string state = std::to_string(stamp);
+        if (entry.is_regular_file()) state += "\n" + slurp(entry.path());
+        out[fs::relative(entry.path(), root).string()] = state;
+    }
+    return out;
+}
+
+/// Ticket folders on the board (the catalog's `.index` cache may be there without one).
+std::size_t ticket_folders(const TempBoard& b) {
+    std::size_t n = 0;
+    for (const auto& entry : fs::directory_iterator(b.root() / "tickets"))
+        n += entry.is_directory();
+    return n;
+}
+
+std::vector<std::string> strings_of(const boost::json::value& v) {
+    std::vector<std::string> out;
+    for (const auto& s : v.as_array()) out.emplace_back(s.as_string());
+    return out;
+}
+
+std::string str(const boost::json::object& o, std::string_view key) {
+    const auto* v = o.if_contains(key);
+    return v && v->is_string() ? std::string{v->as_string()} : std::string{};
+}
+
+}  // namespace
+
+TEST_CASE("import-ticks reproduces every tick's state and reports what it cannot map",
+          "[e2e][import]") {
+    TempBoard b;
+    const fs::path source = ticks_fixture("shop");
+    const auto before = tree_state(source.parent_path());
+
+    // A dry run reports and writes nothing.
+    const auto dry = b.board({"import-ticks", source.string(), "--dry-run"});
+    INFO(dry.err);
+    REQUIRE(dry.exit_code == 0);
+    CHECK_THAT(dry.out, Catch::Contains("Would import 14 tick(s)"));
+    CHECK(ticket_folders(b) == 0);
+
+    const auto ran = b.board({"import-ticks", source.string(), "--json"}, {"TZ=UTC"});
+    INFO(ran.err);
+    REQUIRE(ran.exit_code == 0);
+    const auto report = boost::json::parse(ran.out).as_object();
+    CHECK(report.at("imported").as_int64() == 14);
+    CHECK_FALSE(report.at("dry_run").as_bool());
+    std::map<std::string, std::string> id;
+    for (const auto& t : report.at("tickets").as_array())
+        id[str(t.as_object(), "tick")] = str(t.as_object(), "id");
+    REQUIRE(id.size() == 14);
+    // Parents and blockers are created before the tickets that name them.
+    const auto number = [&](const std::string& tick) { return std::stoi(id[tick].substr(2)); };
+    CHECK(number("ep1") < number("a01"));
+    CHECK(number("a01") < number("b02"));
+    CHECK(number("b02") < number("f06"));
+    CHECK(number("l12") < number("k11"));
+
+    std::set<std::string> unmapped;
+    for (const auto& u : report.at("unmapped").as_array()) {
+        const auto& o = u.as_object();
+        unmapped.insert(str(o, "tick") + " " + str(o, "field") + " " + str(o, "value"));
+        CHECK_FALSE(str(o, "why").empty());
+    }
+    CHECK(unmapped == std::set<std::string>{
+                          R"(f06 blocked_by "zzz")",  // not in the folder
+                          R"(g07 parent "a01")",      // a task, not an epic
+                          R"(g07 after ["a01"])",     // no soft order on the board
+                          R"(g07 external_ref "GH-412")",
+                          R"(g07 run {"id":"r-7","cost":4.2E-1})",  // not tk's schema
+                          R"(l12 blocked_by "k11")",                // would close a cycle
+                          R"(j10 verdict "approved")",              // tk had not applied it
+                          R"(ep2 status "in_progress")",            // epics are never run
+                      });
+    CHECK(strings_of(report.at("not_kept")) ==
+          std::vector<std::string>{"owner", "created_by", "updated_at"});
+
+    // Each ticket's state, as show --json prints it.
+    const auto a01 = b.show(id["a01"]);
+    CHECK(str(a01, "title") == "Card form validation");
+    CHECK(str(a01, "status") == "backlog");
+    CHECK_FALSE(a01.contains("awaiting"));
+    CHECK(a01.at("priority").as_int64() == 0);
+    CHECK(str(a01, "type") == "task");
+    CHECK(strings_of(a01.at("labels")) ==
+          std::vector<std::string>{"backend", "payments", "tk:a01"});
+    CHECK(str(a01, "parent") == id["ep1"]);
+    CHECK(str(a01, "description") ==
+          "Validate card number, expiry and CVC before submitting.\n\n"
+          "Acceptance criteria:\nInvalid cards are refused client-side.");
+    CHECK(str(a01, "created_at") == "2026-01-11T09:30:00.000Z");
+    const auto& notes = a01.at("notes").as_array();
+    REQUIRE(notes.size() == 2);
+    CHECK(str(notes[0].as_object(), "from") == "agent");
+    CHECK(str(notes[0].as_object(), "text") == "Looked at the Luhn check in utils/card.ts");
+    CHECK(str(notes[0].as_object(), "at") == "2026-01-11T10:15:00.000Z");
+    CHECK(str(notes[1].as_object(), "from") == "human");
+    CHECK(str(notes[1].as_object(), "author") == "ana");
+    CHECK(str(notes[1].as_object(), "text") ==
+          "Reuse the validator from the old form\nit already handles Amex");
+
+    const auto b02 = b.show(id["b02"]);
+    CHECK(str(b02, "status") == "research");  // in_progress: started by hand
+    CHECK(str(b02, "awaiting") == "input");
+    CHECK(str(b02, "requires") == "review");
+    CHECK(str(b02, "type") == "feature");
+    CHECK(strings_of(b02.at("blocked_by")) == std::vector<std::string>{id["a01"]});
+    CHECK(str(b02, "parent") == id["ep1"]);
+    REQUIRE(b02.at("notes").as_array().size() == 1);
+    CHECK(str(b02.at("notes").as_array()[0].as_object(), "from") == "agent");
+
+    const auto c03 = b.show(id["c03"]);
+    CHECK(str(c03, "status") == "done");
+    CHECK(str(c03, "resolution") == "completed");
+    CHECK(str(c03, "type") == "bug");
+    const auto& c03_notes = c03.at("notes").as_array();
+    REQUIRE(c03_notes.size() == 2);
+    CHECK(str(c03_notes[0].as_object(), "from") == "human");
+    CHECK(str(c03_notes[0].as_object(), "text") == "Verified on staging");
+    CHECK(str(c03_notes[1].as_object(), "text") == "fixed in 1.2");  // closed_reason
+
+    const auto d04 = b.show(id["d04"]);
+    CHECK(str(d04, "status") == "done");
+    CHECK(str(d04, "resolution") == "wont_do");  // tk closed it on a rejection
+    CHECK(d04.at("priority").as_int64() == 4);
+
+    CHECK(str(b.show(id["e05"]), "awaiting") == "work");  // legacy manual: true
+    const auto f06 = b.show(id["f06"]);
+    CHECK(str(f06, "awaiting") == "approval");
+    CHECK(str(f06, "requires") == "approval");
+    CHECK(strings_of(f06.at("blocked_by")) == std::vector<std::string>{id["b02"]});
+    const auto g07 = b.show(id["g07"]);
+    CHECK(str(g07, "awaiting") == "checkpoint");
+    CHECK(str(g07, "parent").empty());
+    const auto h08 = b.show(id["h08"]);
+    CHECK(str(h08, "status") == "research");
+    CHECK(str(h08, "awaiting") == "escalation");
+    CHECK(str(b.show(id["i09"]), "awaiting") == "content");
+    CHECK(str(b.show(id["j10"]), "awaiting") == "review");
+    CHECK(strings_of(b.show(id["k11"]).at("blocked_by")) == std::vector<std::string>{id["l12"]});
+    CHECK(b.show(id["l12"]).at("blocked_by").as_array().empty());
+    const auto ep2 = b.show(id["ep2"]);
+    CHECK(str(ep2, "status") == "backlog");
+    CHECK(str(ep2, "type") == "epic");
+
+    // list sees them all, and finds one by its origin label.
+    const auto all = b.board({"list", "--all", "--json"});
+    REQUIRE(all.exit_code == 0);
+    CHECK(boost::json::parse(all.out).as_array().size() == 14);
+    const auto by_label = b.board({"list", "--all", "-l", "tk:c03", "--json"});
+    REQUIRE(by_label.exit_code == 0);
+    const auto found = boost::json::parse(by_label.out).as_array();
+    REQUIRE(found.size() == 1);
+    CHECK(str(found[0].as_object(), "id") == id["c03"]);
+
+    const auto verified = b.board({"verify"});
+    INFO(verified.out);
+    CHECK(verified.exit_code == 0);
+    CHECK_THAT(verified.out, Catch::Contains("14 ticket(s) checked, all hold"));
+
+    // A second import is refused and writes nothing.
+    const auto again = b.board({"import-ticks", source.parent_path().string()});
+    CHECK(again.exit_code == 1);
+    CHECK_THAT(again.err, Catch::Contains("already imported"));
+    CHECK(boost::json::parse(b.board({"list", "--all", "--json"}).out).as_array().size() == 14);
+
+    CHECK(tree_state(source.parent_path()) == before);  // the source was only read
+}
+
+TEST_CASE("import-ticks: the text report, a malformed tick, a folder that is not tk's",
+          "[e2e][import]") {
+    TempBoard b;
+    const auto ran = b.board({"import-ticks", ticks_fixture("shop").parent_path().string()});
+    INFO(ran.err);
+    REQUIRE(ran.exit_code == 0);
+    CHECK_THAT(ran.out, Catch::Contains("Imported 14 tick(s)"));
+    CHECK_THAT(ran.out, Catch::Contains("Not mapped (8):"));
+    CHECK_THAT(ran.out,
+               Catch::Contains("f06    blocked_by: \"zzz\" (no such tick in this .tick folder)"));
+    CHECK_THAT(ran.out, Catch::Contains("Not kept for any tick: owner, created_by, updated_at"));
+
+    TempBoard empty;
+    const fs::path broken = ticks_fixture("broken");
+    const auto before = tree_state(broken);
+    const auto bad = empty.board({"import-ticks", broken.string()});
+    CHECK(bad.exit_code == 1);
+    CHECK_THAT(bad.err, Catch::Contains("issues/zz9.json:7:3: not valid JSON"));
+    CHECK_THAT(bad.err, Catch::Contains("nothing imported"));
+    CHECK(bad.out.empty());
+    CHECK(ticket_folders(empty) == 0);
+    CHECK(tree_state(broken) == before);
+
+    const auto not_tk = empty.board({"import-ticks", empty.root().string()});
+    CHECK(not_tk.exit_code == 2);
+    CHECK_THAT(not_tk.err, Catch::Contains("no .tick/issues/"));
+
+    const auto in_run =
+        empty.board({"import-ticks", broken.string()}, {"BOARD_RUN=r1", "BOARD_PHASE=research"});
+    CHECK(in_run.exit_code == 1);
+    CHECK_THAT(in_run.err, Catch::Contains("only a human imports"));
 }
