@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The web page in headless Chromium: installs Debian's chromium (apt) and playwright-core
+# (npm ci in tests/browser; no browser download), builds `board` and board_http_serve, and runs
+# tests/browser/board_page.test.mjs. Screenshots land in $BUILD_DIR/browser/.
+# Usage: scripts/browser-test.sh [BUILD_DIR]   (default build/dev, configured with the dev preset)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build/dev}
+
+if ! command -v chromium >/dev/null; then
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium
+fi
+(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+
+if [[ ! -f $build_dir/CMakeCache.txt ]]; then
+  cmake --preset dev -B "$build_dir"
+fi
+cmake --build "$build_dir" --target board board_http_serve
+
+BOARD_BIN=$PWD/$build_dir/src/cli/board \
+BOARD_HTTP_SERVE=$PWD/$build_dir/src/http/board_http_serve \
+BOARD_SCREENSHOT_DIR=$PWD/$build_dir/browser \
+  node tests/browser/board_page.test.mjs
