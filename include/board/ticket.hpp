@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace board {
@@ -122,6 +124,80 @@ struct Question {
     friend bool operator==(const Question&, const Question&) = default;
 };
 
+namespace detail {
+
+/// Where each question id sits in `Ticket::questions`, and how many leading questions are
+/// settled, so that the reducer finds a question, refuses a duplicate id and finds the pending
+/// ones without scanning a long history (a scan per event made a replay quadratic in the
+/// ticket's questions). A cache, not state: every index compares equal, the codec does not
+/// see it, a copy starts empty. The reducer checks it against `questions` before each use and
+/// rebuilds it when the vector is another buffer or shorter than what was indexed, so
+/// appending, replacing or truncating `questions` is safe. Rewriting a question's id in place,
+/// or making a settled question pending again, is not: the reducer never does either (ids are
+/// identities, and a question is answered, timed out or cancelled once).
+class QuestionIndex {
+public:
+    QuestionIndex() = default;
+
+    QuestionIndex(const QuestionIndex&) noexcept {}
+
+    QuestionIndex& operator=(const QuestionIndex& other) noexcept {
+        if (this != &other) reset();
+        return *this;
+    }
+
+    QuestionIndex(QuestionIndex&& other) noexcept
+        : positions_(std::move(other.positions_))
+        , buffer_(std::exchange(other.buffer_, nullptr))
+        , indexed_(std::exchange(other.indexed_, 0))
+        , settled_(std::exchange(other.settled_, 0)) {}
+
+    QuestionIndex& operator=(QuestionIndex&& other) noexcept {
+        positions_ = std::move(other.positions_);
+        buffer_ = std::exchange(other.buffer_, nullptr);
+        indexed_ = std::exchange(other.indexed_, 0);
+        settled_ = std::exchange(other.settled_, 0);
+        return *this;
+    }
+
+    ~QuestionIndex() = default;
+
+    // Defined in the reducer.
+    /// The last question in `questions` with this id, or null.
+    Question* find(std::vector<Question>& questions, std::string_view id);
+    /// The position of the first question that is still pending (or the size): every one
+    /// before it is settled.
+    std::size_t first_unsettled(const std::vector<Question>& questions);
+
+    friend bool operator==(const QuestionIndex&, const QuestionIndex&) noexcept { return true; }
+
+private:
+    struct Hash {
+        using is_transparent = void;
+
+        std::size_t operator()(std::string_view s) const noexcept {
+            return std::hash<std::string_view>{}(s);
+        }
+    };
+
+    void reset() noexcept {
+        positions_.clear();
+        buffer_ = nullptr;
+        indexed_ = 0;
+        settled_ = 0;
+    }
+
+    /// Resets the index unless `questions` is the vector it indexed (same buffer, no shorter).
+    void check(const std::vector<Question>& questions) noexcept;
+
+    std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> positions_;
+    const void* buffer_ = nullptr;  ///< questions.data() when indexed
+    std::size_t indexed_ = 0;       ///< questions[0, indexed_) are in positions_
+    std::size_t settled_ = 0;       ///< questions[0, settled_) are not pending
+};
+
+}  // namespace detail
+
 /// The limits a run was started under. They travel on the `run-started` event so a replay
 /// decides exactly as the daemon did, even after board.yaml has changed.
 struct RunPolicy {
@@ -175,6 +251,9 @@ struct Ticket {
     UnixMillis created_at = 0;
     UnixMillis updated_at = 0;
     std::int64_t seq = 0;
+
+    /// The reducer's lookup of `questions` by id: not state, not serialized, ignored by ==.
+    detail::QuestionIndex question_index;
 
     const std::optional<Artifact>& artifact(ArtifactKind k) const {
         return artifacts[static_cast<std::size_t>(k)];

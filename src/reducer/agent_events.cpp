@@ -179,7 +179,7 @@ Outcome apply(Ticket& t, const Event& e, const RunFinished& r) {
     // what the phase needs next, so the phase runs again once it is answered.
     const bool asked_in_run =
         t.awaiting && t.handoff == Handoff::question &&
-        std::any_of(t.questions.begin(), t.questions.end(), [&](const Question& q) {
+        std::any_of(ops::unsettled_questions(t), t.questions.end(), [&](const Question& q) {
             return q.status == QuestionStatus::pending && q.kind != QuestionKind::non_blocking &&
                    q.asked_at >= run.started_at;
         });

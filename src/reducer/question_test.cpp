@@ -262,3 +262,146 @@ TEST_CASE("a non-blocking question asked during a run does not hold it", "[reduc
     CHECK(t.awaiting == Awaiting::checkpoint);
     CHECK(t.handoff == Handoff::signal);
 }
+
+namespace {
+
+/// A log of `created` and `count` non-blocking questions `q1`..`qN`, stamped as the event log
+/// would stamp them; more questions than the reducer scans before it indexes them.
+std::vector<Event> log_with_questions(int count) {
+    std::vector<Event> events;
+    auto push = [&](Payload payload, Actor by) {
+        const auto seq = static_cast<std::int64_t>(events.size()) + 1;
+        events.push_back(Event{event_schema_version,
+                               seq,
+                               "e" + std::to_string(seq),
+                               t0 + seq * 1000,
+                               std::move(by),
+                               std::move(payload)});
+    };
+    Created c;
+    c.ticket = "PROJ-1";
+    c.title = "Add retry to the uploader";
+    push(c, human());
+    for (int i = 1; i <= count; ++i) {
+        QuestionAsked q = ask(QuestionKind::non_blocking);
+        q.question_id = "q" + std::to_string(i);
+        push(q, agent());
+    }
+    return events;
+}
+
+Event next_event(const Ticket& t, Payload payload, Actor by) {
+    return Event{event_schema_version,
+                 t.seq + 1,
+                 "x",
+                 t.updated_at + 1000,
+                 std::move(by),
+                 std::move(payload)};
+}
+
+QuestionAsked ask_id(std::string id) {
+    QuestionAsked q = ask(QuestionKind::non_blocking);
+    q.question_id = std::move(id);
+    return q;
+}
+
+}  // namespace
+
+TEST_CASE("a long history of questions still refuses every duplicate id and finds every answer",
+          "[reducer][question]") {
+    auto events = log_with_questions(200);
+    const Folded folded = fold(events);
+    REQUIRE_FALSE(folded.failure);
+    REQUIRE(folded.ticket.questions.size() == 200);
+
+    // The folded ticket is the one reduce() builds event by event from copies.
+    Ticket stepped;
+    for (const Event& e : events) {
+        Reduced next = reduce(stepped, e);
+        REQUIRE(next);
+        stepped = next.value();
+    }
+    CHECK(folded.ticket == stepped);
+
+    for (const std::string id : {"q1", "q17", "q200"}) {
+        Ticket t = folded.ticket;
+        const auto rejection = reduce_in_place(t, next_event(t, ask_id(id), agent()));
+        REQUIRE(rejection);
+        CHECK(rejection->reason == RejectReason::invalid_field);
+        CHECK(rejection->message.find("already has a question " + id) != std::string::npos);
+        CHECK(t == folded.ticket);
+    }
+
+    // fold() stops at a duplicate with the state before it.
+    events.push_back(next_event(folded.ticket, ask_id("q150"), agent()));
+    events.push_back(next_event(folded.ticket, ask_id("q201"), agent()));
+    const Folded refused = fold(events);
+    REQUIRE(refused.failure);
+    CHECK(refused.failure->first == 201);
+    CHECK(refused.ticket == folded.ticket);
+
+    Ticket t = folded.ticket;
+    REQUIRE_FALSE(reduce_in_place(t, next_event(t, QuestionAnswered{"q3", "sqlite", ""}, human())));
+    CHECK(t.questions[2].status == QuestionStatus::answered);
+    CHECK(t.questions[2].answer == "sqlite");
+    const auto unknown =
+        reduce_in_place(t, next_event(t, QuestionAnswered{"q201", "sqlite", ""}, human()));
+    REQUIRE(unknown);
+    CHECK(unknown->reason == RejectReason::unknown_question);
+}
+
+TEST_CASE("questions edited outside the reducer are looked up as they are now",
+          "[reducer][question]") {
+    Ticket t = fold(log_with_questions(100)).ticket;
+    // Looked up once, so the ticket carries its lookup into the edits below.
+    REQUIRE(reduce_in_place(t, next_event(t, ask_id("q50"), agent())));
+
+    SECTION("truncated: a dropped id may be asked again") {
+        t.questions.resize(40);
+        CHECK_FALSE(reduce_in_place(t, next_event(t, ask_id("q50"), agent())));
+        CHECK(reduce_in_place(t, next_event(t, ask_id("q40"), agent())));
+    }
+    SECTION("replaced, with as many questions") {
+        std::vector<Question> other = t.questions;
+        for (auto& q : other) q.id = "r" + q.id;
+        t.questions = std::move(other);
+        CHECK_FALSE(reduce_in_place(t, next_event(t, ask_id("q50"), agent())));
+        CHECK(reduce_in_place(t, next_event(t, ask_id("rq50"), agent())));
+    }
+    SECTION("a copy, edited, leaves the original's lookup right") {
+        Ticket copy = t;
+        copy.questions.resize(10);
+        CHECK(copy != t);
+        CHECK_FALSE(reduce_in_place(copy, next_event(copy, ask_id("q60"), agent())));
+        CHECK(reduce_in_place(t, next_event(t, ask_id("q60"), agent())));
+    }
+}
+
+TEST_CASE("a pending question behind a long answered history still holds and is still cancelled",
+          "[reducer][question]") {
+    Ticket t = fold(log_with_questions(100)).ticket;
+    auto apply = [&](Payload payload, Actor by) {
+        const auto rejection = reduce_in_place(t, next_event(t, std::move(payload), std::move(by)));
+        INFO((rejection ? rejection->message : std::string{}));
+        REQUIRE_FALSE(rejection);
+    };
+    // q1 stays pending; every later question is answered.
+    for (int i = 2; i <= 100; ++i)
+        apply(QuestionAnswered{"q" + std::to_string(i), "yes", ""}, human());
+
+    QuestionAsked blocking = ask(QuestionKind::blocking);
+    blocking.question_id = "q101";
+    apply(blocking, agent());
+    CHECK(t.awaiting == Awaiting::input);
+    CHECK(t.handoff == Handoff::question);
+
+    // Answering the blocking one releases the ticket: q1 is pending but does not block.
+    apply(QuestionAnswered{"q101", "yes", ""}, human());
+    CHECK_FALSE(t.awaiting);
+
+    apply(Cancelled{"out of scope"}, human());
+    CHECK(t.questions.front().status == QuestionStatus::cancelled);
+    CHECK(std::count_if(t.questions.begin(), t.questions.end(), [](const Question& q) {
+              return q.status == QuestionStatus::answered;
+          }) == 100);
+}

@@ -30,7 +30,7 @@ std::string_view to_string(RejectReason reason) {
     return i < names.size() ? names[i] : std::string_view{"?"};
 }
 
-Reduced reduce(Ticket ticket, const Event& event) {
+std::optional<Rejection> reduce_in_place(Ticket& ticket, const Event& event) {
     const bool creates = std::holds_alternative<Created>(event.payload);
     if (!creates && ticket.id.empty()) {
         return ops::reject(RejectReason::not_created,
@@ -50,23 +50,25 @@ Reduced reduce(Ticket ticket, const Event& event) {
     auto rejection =
         std::visit([&](const auto& payload) { return handlers::apply(ticket, event, payload); },
                    event.payload);
-    if (rejection) return std::move(*rejection);
+    if (rejection) return rejection;
     ticket.seq = event.seq;
     ticket.updated_at = event.at;
+    return std::nullopt;
+}
+
+Reduced reduce(Ticket ticket, const Event& event) {
+    if (auto rejection = reduce_in_place(ticket, event)) return std::move(*rejection);
     return ticket;
 }
 
 Folded fold(std::span<const Event> events) {
     Folded out;
     for (std::size_t i = 0; i < events.size(); ++i) {
-        Reduced next = reduce(std::move(out.ticket), events[i]);
-        if (!next) {
-            out.failure.emplace(i, next.error());
-            // reduce() took the ticket; rebuild the state before the refused event.
-            out.ticket = fold(events.first(i)).ticket;
+        // A refused event leaves the ticket as it was: the state before it, as promised.
+        if (auto rejection = reduce_in_place(out.ticket, events[i])) {
+            out.failure.emplace(i, std::move(*rejection));
             return out;
         }
-        out.ticket = std::move(next).value();
     }
     return out;
 }

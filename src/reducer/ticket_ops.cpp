@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <type_traits>
 
 namespace board::ops {
 
@@ -56,7 +57,7 @@ void release_to_agent(Ticket& t) {
     // §6: a blocking question holds the ticket until it is answered, whatever else a human
     // decides meanwhile (a gate passed, a ticket released).
     const auto holding =
-        std::find_if(t.questions.begin(), t.questions.end(), [](const Question& q) {
+        std::find_if(unsettled_questions(t), t.questions.end(), [](const Question& q) {
             return q.status == QuestionStatus::pending && q.kind != QuestionKind::non_blocking;
         });
     if (holding != t.questions.end()) {
@@ -77,8 +78,8 @@ void escalate(Ticket& t, std::string why, UnixMillis at) {
 void close(Ticket& t, Resolution resolution, UnixMillis at) {
     enter(t, Status::done, at);
     t.resolution = resolution;
-    for (auto& q : t.questions) {
-        if (q.status == QuestionStatus::pending) q.status = QuestionStatus::cancelled;
+    for (auto q = unsettled_questions(t); q != t.questions.end(); ++q) {
+        if (q->status == QuestionStatus::pending) q->status = QuestionStatus::cancelled;
     }
     release_to_agent(t);
 }
@@ -146,18 +147,19 @@ void fail_attempt(Ticket& t, std::string why, int max_attempts, UnixMillis at) {
     }
 }
 
-bool has_pending_blocking_question(const Ticket& t) {
-    return std::any_of(t.questions.begin(), t.questions.end(), [](const Question& q) {
+bool has_pending_blocking_question(Ticket& t) {
+    return std::any_of(unsettled_questions(t), t.questions.end(), [](const Question& q) {
         return q.status == QuestionStatus::pending && q.kind != QuestionKind::non_blocking;
     });
 }
 
+std::vector<Question>::iterator unsettled_questions(Ticket& t) {
+    const auto first = t.question_index.first_unsettled(t.questions);
+    return t.questions.begin() + static_cast<std::ptrdiff_t>(first);
+}
+
 Question* find_question(Ticket& t, std::string_view id) {
-    // From the back: answers and timeouts concern recent questions, and a long history must
-    // not make every answer scan all of it.
-    auto it = std::find_if(
-        t.questions.rbegin(), t.questions.rend(), [&](const Question& q) { return q.id == id; });
-    return it == t.questions.rend() ? nullptr : &*it;
+    return t.question_index.find(t.questions, id);
 }
 
 std::optional<Rejection> check_ids(std::string_view self,
@@ -191,3 +193,43 @@ std::optional<Rejection> check_priority(int priority) {
 }
 
 }  // namespace board::ops
+
+namespace board::detail {
+
+// Tickets are moved through reduce() and grown in vectors on every replay: a throwing move
+// would turn those moves into copies of the whole history.
+static_assert(std::is_nothrow_move_constructible_v<Ticket> &&
+              std::is_nothrow_move_assignable_v<Ticket>);
+
+void QuestionIndex::check(const std::vector<Question>& questions) noexcept {
+    if (questions.data() != buffer_ || questions.size() < std::max(indexed_, settled_)) {
+        reset();
+        buffer_ = questions.data();
+    }
+}
+
+Question* QuestionIndex::find(std::vector<Question>& questions, std::string_view id) {
+    // A few questions are cheaper to scan than to hash, and a ticket copied for one event
+    // would build an index it never uses again. From the back: answers and timeouts concern
+    // recent questions, and with duplicate ids (a hand-edited snapshot) the last one wins.
+    constexpr std::size_t scan_below = 16;
+    check(questions);
+    if (questions.size() < scan_below) {
+        const auto it = std::find_if(
+            questions.rbegin(), questions.rend(), [&](const Question& q) { return q.id == id; });
+        return it == questions.rend() ? nullptr : &*it;
+    }
+    for (; indexed_ < questions.size(); ++indexed_)
+        positions_.insert_or_assign(questions[indexed_].id, indexed_);
+    const auto it = positions_.find(id);
+    return it == positions_.end() ? nullptr : &questions[it->second];
+}
+
+std::size_t QuestionIndex::first_unsettled(const std::vector<Question>& questions) {
+    check(questions);
+    while (settled_ < questions.size() && questions[settled_].status != QuestionStatus::pending)
+        ++settled_;
+    return settled_;
+}
+
+}  // namespace board::detail

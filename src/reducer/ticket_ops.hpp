@@ -51,8 +51,13 @@ void reject_artifact(Ticket& t, Status phase, UnixMillis at);
 /// A failed run (or a COMPLETE without an artifact): attempts + 1, escalate at the limit.
 void fail_attempt(Ticket& t, std::string why, int max_attempts, UnixMillis at);
 
-bool has_pending_blocking_question(const Ticket& t);
+bool has_pending_blocking_question(Ticket& t);
 
+/// The first question that may still be pending: all before it are settled. Loops looking for
+/// pending questions start here, so a long answered history costs them nothing.
+std::vector<Question>::iterator unsettled_questions(Ticket& t);
+
+/// The last question with this id, or null (an index lookup, not a scan).
 Question* find_question(Ticket& t, std::string_view id);
 
 /// An acceptable title, label or id list: non-empty, and ids well-formed and not `self`.
