@@ -40,6 +40,16 @@ struct AgentConfig {
     friend bool operator==(const AgentConfig&, const AgentConfig&) = default;
 };
 
+/// `notify:` of board.yaml: a command run whenever a ticket starts awaiting a person or an
+/// agent asks a question (the daemon's Notifier, src/orchestrator/notifier.hpp). Like an
+/// agent's, the command is an argv list, never a shell string.
+struct NotifyConfig {
+    std::vector<std::string> command;           ///< empty: no notifications
+    std::chrono::milliseconds timeout{10'000};  ///< killed after this long, > 0
+    int max_parallel = 4;                       ///< commands in flight, >= 1; more are dropped
+    friend bool operator==(const NotifyConfig&, const NotifyConfig&) = default;
+};
+
 /// `[claude, -p, --output-format, stream-json, --verbose]`: Claude Code, whose stream-json
 /// output carries the run's cost and session id.
 std::vector<std::string> default_agent_command();
@@ -62,6 +72,7 @@ struct BoardConfig {
     AgentConfig planning = default_agent_config(Status::planning);
     AgentConfig implementing = default_agent_config(Status::implementing);
     AgentConfig review = default_agent_config(Status::review);
+    NotifyConfig notify;
 
     /// The agent of an agent phase (is_agent_phase); nullptr for any other status.
     const AgentConfig* agent(Status phase) const;

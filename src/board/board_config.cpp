@@ -309,7 +309,7 @@ void read_top(const Field& top, BoardConfig& config) {
     const auto wip = [&](Status s) -> int& { return policy.wip[static_cast<std::size_t>(s)]; };
     for_each_key(
         top,
-        {"prefix", "auto", "wip", "gates", "budget", "daemon", "agents"},
+        {"prefix", "auto", "wip", "gates", "budget", "daemon", "agents", "notify"},
         [&](std::string_view key, const Field& v) {
             if (key == "prefix") config.prefix = read_prefix(v);
             if (key == "auto") {
@@ -358,6 +358,16 @@ void read_top(const Field& top, BoardConfig& config) {
                              });
             }
             if (key == "agents") read_agents(v, config);
+            if (key == "notify") {
+                for_each_key(v,
+                             {"command", "timeout", "max_parallel"},
+                             [&](std::string_view k, const Field& x) {
+                                 NotifyConfig& n = config.notify;
+                                 if (k == "command") n.command = read_command(x);
+                                 if (k == "timeout") n.timeout = read_duration(x, false);
+                                 if (k == "max_parallel") n.max_parallel = read_int(x, 1);
+                             });
+            }
         });
 }
 
@@ -549,6 +559,14 @@ agents:
     worktree: false
     enabled: true  # false: implementing goes straight to the human review
     resume: false
+
+# A command run whenever a ticket starts awaiting a person or an agent asks a question: an
+# argv list, never a shell string. The details arrive in the environment (BOARD_TICKET,
+# BOARD_AWAITING, BOARD_REASON, ...) and as one JSON object on standard input.
+# notify:
+#   command: [notify-send, board]
+#   timeout: 10s       # the command is killed after this long
+#   max_parallel: 4    # commands in flight; a notification beyond that is dropped
 )",
                        prefix);
 }

@@ -170,6 +170,13 @@ TEST_CASE("board.yaml errors name the key, the line and what was expected") {
         {"frobnicate: 1\n", 1, "frobnicate: unknown key; expected one of prefix, auto"},
         // duplicate keys would otherwise let the second silently win
         {"prefix: A\nprefix: B\n", 2, "prefix: duplicate key"},
+        // notify: an argv list, a positive timeout, known keys only
+        {"notify:\n  comand: [x]\n", 2, "notify.comand: unknown key (did you mean \"command\"?)"},
+        {"notify:\n  command: notify-send board\n", 2, "notify.command: expected an argv list"},
+        {"notify:\n  command: []\n", 2, "notify.command: expected an argv list"},
+        {"notify:\n  timeout: 0s\n", 2, "notify.timeout: expected a positive duration"},
+        {"notify:\n  max_parallel: 0\n", 2, "notify.max_parallel: expected a whole number >= 1"},
+        {"notify: [x]\n", 1, "notify: expected a mapping"},
         // wrong types
         {"auto: true\n", 1, "auto: expected a mapping of research, planning, got \"true\""},
         {"auto: {research: yes}\n", 1, "auto.research: expected true or false, got \"yes\""},
@@ -317,6 +324,22 @@ TEST_CASE("the default board.yaml writes every key, and Codex as a commented alt
     const auto c = parse_ok(codex);
     CHECK(c.default_command == Argv{"codex", "exec", "--full-auto"});
     CHECK(c.implementing.command == Argv{"codex", "exec", "--full-auto"});
+}
+
+TEST_CASE("notify: off by default; a command, timeout and limit when given") {
+    CHECK(BoardConfig{}.notify.command.empty());
+    CHECK(BoardConfig{}.notify.timeout == 10s);
+    const auto c =
+        parse_ok("notify:\n  command: [notify-send, board]\n  timeout: 2s\n  max_parallel: 1\n");
+    CHECK(c.notify.command == Argv{"notify-send", "board"});
+    CHECK(c.notify.timeout == 2s);
+    CHECK(c.notify.max_parallel == 1);
+    // The default file shows it commented out; uncommented, it loads.
+    std::string text = default_board_yaml("PROJ");
+    CHECK_THAT(text, Contains("# notify:"));
+    for (const char* line : {"# notify:", "#   command: [notify-send, board]"})
+        text.replace(text.find(line), 2, "");
+    CHECK(parse_ok(text).notify.command == Argv{"notify-send", "board"});
 }
 
 TEST_CASE("is_valid_prefix follows ^[A-Z][A-Z0-9]{0,15}$") {

@@ -1,0 +1,243 @@
+#include "orchestrator/notifier.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <utility>
+
+extern char** environ;  // NOLINT: POSIX declares it nowhere in a header
+
+namespace board::orchestrator {
+namespace {
+
+/// The longest question text passed on; a notification is a pointer to the board, not a copy.
+constexpr std::size_t max_text = 2000;
+
+std::string clipped(std::string text) {
+    if (text.size() > max_text) {
+        text.resize(max_text);
+        // Do not leave half a UTF-8 sequence at the end.
+        while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80)
+            text.pop_back();
+        if (!text.empty() && (static_cast<unsigned char>(text.back()) & 0x80) != 0) text.pop_back();
+        text += "…";
+    }
+    return text;
+}
+
+bool is_ours(std::string_view entry) {
+    for (std::string_view name : {"BOARD_REASON=",
+                                  "BOARD_TICKET=",
+                                  "BOARD_TITLE=",
+                                  "BOARD_STATUS=",
+                                  "BOARD_AWAITING=",
+                                  "BOARD_HANDOFF=",
+                                  "BOARD_QUESTION_ID=",
+                                  "BOARD_QUESTION=",
+                                  "BOARD_RESPONSE_TYPE=",
+                                  "BOARD_DIR="}) {
+        if (entry.substr(0, name.size()) == name) return true;
+    }
+    return false;
+}
+
+Notification base(const Ticket& t, Notification::Reason reason) {
+    Notification n;
+    n.reason = reason;
+    n.ticket = t.id;
+    n.title = clipped(t.title);
+    n.status = std::string{to_string(t.status)};
+    if (t.awaiting) {
+        n.awaiting = std::string{to_string(*t.awaiting)};
+        n.handoff = std::string{to_string(t.handoff)};
+    }
+    return n;
+}
+
+}  // namespace
+
+std::string_view to_string(Notification::Reason reason) {
+    return reason == Notification::Reason::question ? "question" : "awaiting";
+}
+
+std::vector<std::string> Notification::environment() const {
+    std::vector<std::string> env{"BOARD_REASON=" + std::string{to_string(reason)},
+                                 "BOARD_TICKET=" + ticket,
+                                 "BOARD_TITLE=" + title,
+                                 "BOARD_STATUS=" + status,
+                                 "BOARD_AWAITING=" + awaiting,
+                                 "BOARD_HANDOFF=" + handoff};
+    if (reason == Reason::question) {
+        env.push_back("BOARD_QUESTION_ID=" + question_id);
+        env.push_back("BOARD_QUESTION=" + question);
+        env.push_back("BOARD_RESPONSE_TYPE=" + response_type);
+    }
+    return env;
+}
+
+std::string Notification::json() const {
+    boost::json::object out{{"reason", to_string(reason)},
+                            {"ticket", ticket},
+                            {"title", title},
+                            {"status", status},
+                            {"awaiting", nullptr},
+                            {"handoff", nullptr}};
+    if (!awaiting.empty()) out["awaiting"] = awaiting;
+    if (!handoff.empty()) out["handoff"] = handoff;
+    if (reason == Reason::question) {
+        out["question_id"] = question_id;
+        out["question"] = question;
+        out["response_type"] = response_type;
+        out["options"] = boost::json::value_from(options);
+    }
+    return boost::json::serialize(out) + "\n";
+}
+
+std::vector<Notification> notifications_for(const Ticket& before, const Ticket& after) {
+    std::vector<Notification> out;
+    if (after.id.empty()) return out;
+    const bool same = before.id == after.id;
+    bool asked = false;
+    for (const auto& q : after.questions) {
+        if (q.status != QuestionStatus::pending) continue;
+        const bool known = same && std::any_of(before.questions.begin(),
+                                               before.questions.end(),
+                                               [&](const Question& b) { return b.id == q.id; });
+        if (known) continue;
+        Notification n = base(after, Notification::Reason::question);
+        n.question_id = after.id + "." + q.id;
+        n.question = clipped(q.question);
+        n.response_type = std::string{to_string(q.response_type)};
+        for (const auto& o : q.options) n.options.push_back(o.id);
+        out.push_back(std::move(n));
+        asked = true;
+    }
+    const bool newly_awaiting =
+        after.awaiting && (!same || !before.awaiting || *before.awaiting != *after.awaiting);
+    // A question that hands the ticket to a person is announced once, as the question.
+    if (newly_awaiting && !(asked && after.handoff == Handoff::question))
+        out.insert(out.begin(), base(after, Notification::Reason::awaiting));
+    return out;
+}
+
+Notifier::Notifier(NotifyConfig config, std::filesystem::path board)
+    : config_(std::move(config))
+    , board_(std::move(board)) {}
+
+Notifier::~Notifier() {
+    for (auto& child : running_) {
+        ::kill(-child.pid, SIGKILL);
+        int status = 0;
+        while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+}
+
+void Notifier::notify_changes(const Ticket& before, const Ticket& after) {
+    if (config_.command.empty()) return;
+    for (const auto& n : notifications_for(before, after)) notify(n);
+}
+
+void Notifier::notify(const Notification& notification) {
+    if (config_.command.empty()) return;
+    reap();
+    if (running_.size() >= static_cast<std::size_t>(std::max(config_.max_parallel, 1))) {
+        ++dropped_;
+        last_error_ = "notify: " + std::to_string(running_.size()) +
+                      " commands still running; dropped the notification for " +
+                      notification.ticket;
+        return;
+    }
+
+    // Environment: ours first, then the daemon's own minus any stale BOARD_* of ours.
+    std::vector<std::string> env = notification.environment();
+    env.push_back("BOARD_DIR=" + board_.string());
+    for (char** e = environ; e && *e; ++e)
+        if (!is_ours(*e)) env.emplace_back(*e);
+    std::vector<char*> envp;
+    for (auto& s : env) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    std::vector<std::string> args = config_.command;
+    std::vector<char*> argv;
+    for (auto& s : args) argv.push_back(s.data());
+    argv.push_back(nullptr);
+
+    int pipe_fds[2];
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+        ++failed_;
+        last_error_ = std::string{"notify: pipe: "} + std::strerror(errno);
+        return;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    ::posix_spawn_file_actions_init(&actions);
+    ::posix_spawnattr_init(&attributes);
+    ::posix_spawn_file_actions_adddup2(&actions, pipe_fds[0], STDIN_FILENO);
+    ::posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    ::posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    ::posix_spawn_file_actions_addchdir_np(&actions, board_.c_str());
+    sigset_t all_signals, no_signals;
+    sigfillset(&all_signals);
+    sigemptyset(&no_signals);
+    ::posix_spawnattr_setsigdefault(&attributes, &all_signals);
+    ::posix_spawnattr_setsigmask(&attributes, &no_signals);
+    ::posix_spawnattr_setpgroup(&attributes, 0);  // its own group: a timeout kills all of it
+    ::posix_spawnattr_setflags(
+        &attributes,
+        static_cast<short>(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP));
+    pid_t pid = 0;
+    const int rc = ::posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), envp.data());
+    ::posix_spawn_file_actions_destroy(&actions);
+    ::posix_spawnattr_destroy(&attributes);
+    if (rc != 0) {
+        ::close(pipe_fds[0]);
+        ::close(pipe_fds[1]);
+        ++failed_;
+        last_error_ = "notify: cannot run " + config_.command.front() + ": " + std::strerror(rc);
+        return;
+    }
+    // The JSON fits the pipe's buffer (64 KiB; texts are clipped), so this write does not
+    // wait for the command. Our read end stays open until after it, so a command that exits
+    // without reading cannot turn the write into a SIGPIPE.
+    const std::string payload = notification.json();
+    ::fcntl(pipe_fds[1], F_SETFL, O_NONBLOCK);
+    [[maybe_unused]] const ssize_t written = ::write(pipe_fds[1], payload.data(), payload.size());
+    ::close(pipe_fds[1]);
+    ::close(pipe_fds[0]);
+    running_.push_back(Child{pid, std::chrono::steady_clock::now(), false});
+    ++started_;
+}
+
+void Notifier::reap() {
+    const auto now = std::chrono::steady_clock::now();
+    for (auto it = running_.begin(); it != running_.end();) {
+        int status = 0;
+        const pid_t done = ::waitpid(it->pid, &status, WNOHANG);
+        if (done == it->pid || (done < 0 && errno == ECHILD)) {
+            const bool ok = done == it->pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+            if (!ok) {
+                ++failed_;
+                last_error_ = it->killed ? "notify: the command ran longer than " +
+                                               std::to_string(config_.timeout.count()) +
+                                               " ms and was killed"
+                                         : "notify: the command failed";
+            }
+            it = running_.erase(it);
+            continue;
+        }
+        if (!it->killed && now - it->started > config_.timeout) {
+            ::kill(-it->pid, SIGKILL);
+            it->killed = true;
+        }
+        ++it;
+    }
+}
+
+}  // namespace board::orchestrator

@@ -1,0 +1,178 @@
+// Notifications: what is announced (pure), and the command run for it (real processes).
+
+#include "orchestrator/notifier.hpp"
+
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+using namespace board;
+using namespace board::orchestrator;
+namespace fs = std::filesystem;
+
+namespace {
+
+Ticket ticket(std::optional<Awaiting> awaiting = std::nullopt) {
+    Ticket t;
+    t.id = "PROJ-7";
+    t.title = "Pick a database";
+    t.status = Status::research;
+    t.awaiting = awaiting;
+    return t;
+}
+
+Question question(std::string id) {
+    Question q;
+    q.id = std::move(id);
+    q.question = "SQLite or Postgres?";
+    q.response_type = ResponseType::choice;
+    q.options = {{"a", "SQLite", "sqlite", ""}, {"b", "Postgres", "postgres", ""}};
+    return q;
+}
+
+struct TempDir {
+    fs::path dir;
+
+    TempDir() {
+        std::string pattern = (fs::temp_directory_path() / "board-notify-XXXXXX").string();
+        dir = ::mkdtemp(pattern.data());
+    }
+
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+};
+
+std::string slurp(const fs::path& file) {
+    std::ifstream in(file);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void wait_idle(Notifier& n) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (n.in_flight() > 0 && std::chrono::steady_clock::now() < until) {
+        n.reap();
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("a ticket that starts awaiting a person is announced once", "[notifier]") {
+    const Ticket idle = ticket();
+    const Ticket waiting = ticket(Awaiting::approval);
+    auto got = notifications_for(idle, waiting);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].reason == Notification::Reason::awaiting);
+    CHECK(got[0].awaiting == "approval");
+    CHECK(notifications_for(waiting, waiting).empty());  // still awaiting: no news
+    CHECK(notifications_for(waiting, idle).empty());     // released: no news
+    CHECK(notifications_for(waiting, ticket(Awaiting::review)).size() == 1);  // another type
+    CHECK(notifications_for(Ticket{}, waiting).size() == 1);                  // created awaiting
+    CHECK(notifications_for(Ticket{}, Ticket{}).empty());
+}
+
+TEST_CASE("each newly asked question is announced; its handoff is not announced twice",
+          "[notifier]") {
+    Ticket before = ticket();
+    Ticket after = ticket(Awaiting::input);
+    after.handoff = Handoff::question;
+    after.questions.push_back(question("q1"));
+    auto got = notifications_for(before, after);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].reason == Notification::Reason::question);
+    CHECK(got[0].question_id == "PROJ-7.q1");
+    CHECK(got[0].response_type == "choice");
+    CHECK(got[0].options == std::vector<std::string>{"a", "b"});
+    CHECK(notifications_for(after, after).empty());
+
+    // A non-blocking question leaves the ticket with the agent: announced as a question.
+    Ticket nb = ticket();
+    nb.questions.push_back(question("q2"));
+    got = notifications_for(before, nb);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].awaiting.empty());
+
+    // Answered questions are history.
+    Ticket answered = after;
+    answered.questions[0].status = QuestionStatus::answered;
+    CHECK(notifications_for(before, answered).size() == 1);  // only the awaiting
+}
+
+TEST_CASE("the command gets the details in its environment and as JSON on stdin", "[notifier]") {
+    TempDir tmp;
+    NotifyConfig config;
+    // The test's command is a shell script; the notifier itself never uses a shell.
+    config.command = {
+        "/bin/sh", "-c", "env | grep '^BOARD_' | sort > env.txt; cat > stdin.json; pwd > cwd.txt"};
+    Notifier notifier(config, tmp.dir);
+    Ticket after = ticket(Awaiting::input);
+    after.handoff = Handoff::question;
+    after.questions.push_back(question("q1"));
+    ::setenv("BOARD_TICKET", "stale", 1);  // the daemon's own environment must not leak in
+    notifier.notify_changes(ticket(), after);
+    ::unsetenv("BOARD_TICKET");
+    CHECK(notifier.started() == 1);
+    wait_idle(notifier);
+    CHECK(notifier.failed() == 0);
+    const auto env = slurp(tmp.dir / "env.txt");
+    CHECK(env.find("BOARD_TICKET=PROJ-7\n") != std::string::npos);
+    CHECK(env.find("BOARD_TICKET=stale") == std::string::npos);
+    CHECK(env.find("BOARD_REASON=question\n") != std::string::npos);
+    CHECK(env.find("BOARD_AWAITING=input\n") != std::string::npos);
+    CHECK(env.find("BOARD_QUESTION_ID=PROJ-7.q1\n") != std::string::npos);
+    CHECK(env.find("BOARD_DIR=" + tmp.dir.string()) != std::string::npos);
+    const auto json = boost::json::parse(slurp(tmp.dir / "stdin.json"));
+    CHECK(json.at("ticket") == "PROJ-7");
+    CHECK(json.at("question") == "SQLite or Postgres?");
+    CHECK(json.at("options").as_array().size() == 2);
+    CHECK(slurp(tmp.dir / "cwd.txt") == fs::canonical(tmp.dir).string() + "\n");
+}
+
+TEST_CASE("notifying never waits: bounded in flight, killed after the timeout", "[notifier]") {
+    TempDir tmp;
+    NotifyConfig config;
+    config.command = {"sleep", "30"};
+    config.timeout = std::chrono::milliseconds(200);
+    config.max_parallel = 2;
+    Notifier notifier(config, tmp.dir);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 3; ++i) notifier.notify_changes(ticket(), ticket(Awaiting::approval));
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+    CHECK(notifier.started() == 2);
+    CHECK(notifier.dropped() == 1);
+    CHECK(notifier.in_flight() == 2);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    notifier.reap();  // kills both groups
+    wait_idle(notifier);
+    CHECK(notifier.in_flight() == 0);
+    CHECK(notifier.failed() == 2);
+    CHECK(notifier.last_error().find("killed") != std::string::npos);
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+}
+
+TEST_CASE("a command that cannot start is counted, not thrown; none configured is a no-op",
+          "[notifier]") {
+    TempDir tmp;
+    NotifyConfig config;
+    config.command = {"/nonexistent/notify"};
+    Notifier notifier(config, tmp.dir);
+    notifier.notify_changes(ticket(), ticket(Awaiting::approval));
+    wait_idle(notifier);
+    CHECK(notifier.failed() == 1);
+    CHECK_FALSE(notifier.last_error().empty());
+
+    Notifier off(NotifyConfig{}, tmp.dir);
+    off.notify_changes(ticket(), ticket(Awaiting::approval));
+    CHECK(off.started() == 0);
+}
