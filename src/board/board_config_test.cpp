@@ -326,7 +326,7 @@ TEST_CASE("the default board.yaml writes every key, and Codex as a commented alt
     CHECK(c.implementing.command == Argv{"codex", "exec", "--full-auto"});
 }
 
-TEST_CASE("notify: off by default; a command, timeout and limit when given") {
+TEST_CASE("notify: off by default - a command, timeout and limit when given") {
     CHECK(BoardConfig{}.notify.command.empty());
     CHECK(BoardConfig{}.notify.timeout == 10s);
     const auto c =

@@ -255,7 +255,7 @@ std::size_t count_events(const std::vector<Frame>& frames) {
 
 // --- pure parts ------------------------------------------------------------------------------
 
-TEST_CASE("addresses: a port alone is loopback; hosts must be IPs", "[http]") {
+TEST_CASE("addresses: a port alone is loopback - hosts must be IPs", "[http]") {
     std::string error;
     auto a = parse_http_address("8080", error);
     REQUIRE(a);
@@ -398,7 +398,7 @@ TEST_CASE("list and show: the CLI's JSON, filters, 404 for unknown and malformed
     CHECK(call(port, bhttp::verb::delete_, "/api/tickets").status == 405);
 }
 
-TEST_CASE("events, state at a seq, artifacts; traversal and symlinks refused", "[http][api]") {
+TEST_CASE("events, state at a seq, artifacts - traversal and symlinks refused", "[http][api]") {
     TempBoard board;
     const auto a = board.create("with history");
     board.append(a, {NoteAdded{"n1"}, NoteAdded{"n2"}});
@@ -529,7 +529,7 @@ TEST_CASE("questions: pending list, answers validated by the reducer", "[http][a
 
 // --- security --------------------------------------------------------------------------------
 
-TEST_CASE("a non-loopback bind needs the token; writes without it are refused",
+TEST_CASE("a non-loopback bind needs the token - writes without it are refused",
           "[http][security]") {
     TempBoard board;
     const auto a = board.create("guarded", "approval");
@@ -613,7 +613,7 @@ TEST_CASE("the page: index, scripts, 404 for anything else", "[http][page]") {
 
 // --- live events -----------------------------------------------------------------------------
 
-TEST_CASE("SSE: 50 subscribers get 5,000 events in order; a resume gets exactly the missed",
+TEST_CASE("SSE: 50 subscribers get 5,000 events in order - a resume gets exactly the missed",
           "[http][sse]") {
     constexpr int subscribers = 50;
     constexpr int tickets = 10;
@@ -721,7 +721,7 @@ TEST_CASE("SSE: 50 subscribers get 5,000 events in order; a resume gets exactly 
     CHECK(resumed.frames.front().data == subs[0].frames[seen + 1].data);
 }
 
-TEST_CASE("SSE: an unknown Last-Event-ID gets a reset; ?ticket= resumes from the log",
+TEST_CASE("SSE: an unknown Last-Event-ID gets a reset - ?ticket= resumes from the log",
           "[http][sse]") {
     TempBoard board;
     const auto a = board.create("watched");

@@ -82,7 +82,7 @@ TEST_CASE("a ticket that starts awaiting a person is announced once", "[notifier
     CHECK(notifications_for(Ticket{}, Ticket{}).empty());
 }
 
-TEST_CASE("each newly asked question is announced; its handoff is not announced twice",
+TEST_CASE("each newly asked question is announced - its handoff is not announced twice",
           "[notifier]") {
     Ticket before = ticket();
     Ticket after = ticket(Awaiting::input);
@@ -161,7 +161,7 @@ TEST_CASE("notifying never waits: bounded in flight, killed after the timeout", 
     CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
 }
 
-TEST_CASE("a command that cannot start is counted, not thrown; none configured is a no-op",
+TEST_CASE("a command that cannot start is counted, not thrown - none configured is a no-op",
           "[notifier]") {
     TempDir tmp;
     NotifyConfig config;
