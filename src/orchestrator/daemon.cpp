@@ -71,15 +71,32 @@ std::string artifact_file_name(Status phase) {
 
 /// The process a pid file names, if it is still the agent of that run: its environment must
 /// hold the run's BOARD_TICKET and BOARD_RUN (pids are reused).
-bool is_agent_of(int pid, const std::string& ticket, const std::string& run) {
-    const std::string environ_text =
-        read_small_file("/proc/" + std::to_string(pid) + "/environ", 1 << 20);
-    auto has = [&](const std::string& kv) {
-        return environ_text.find(std::string{"\0", 1} + kv + std::string{"\0", 1}) !=
-                   std::string::npos ||
-               environ_text.rfind(kv + std::string{"\0", 1}, 0) == 0;
-    };
-    return has("BOARD_TICKET=" + ticket) && has("BOARD_RUN=" + run);
+/// The processes still running as an agent of `run` on the ticket in `ticket_dir`: every
+/// agent is started with BOARD_TICKET_DIR and BOARD_RUN in its environment, and whatever it
+/// starts inherits them, so /proc finds them with no pid file written per run (a file created
+/// and deleted per run costs more than the scan, which runs only at a restart after a crash).
+/// The directory is compared as a file, so another board's PROJ-1 run 0001 is never taken.
+std::vector<int> agents_left_running(const fs::path& ticket_dir, const std::string& run) {
+    std::vector<int> found;
+    std::error_code ec;
+    for (const auto& proc : fs::directory_iterator("/proc", ec)) {
+        const std::string name = proc.path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+        const std::string environ_text = read_small_file(proc.path() / "environ", 1 << 20);
+        std::string_view run_value, dir_value;
+        for (std::size_t at = 0; at < environ_text.size();) {
+            const auto end = std::min(environ_text.find('\0', at), environ_text.size());
+            const std::string_view kv{environ_text.data() + at, end - at};
+            if (kv.starts_with("BOARD_RUN=")) run_value = kv.substr(10);
+            if (kv.starts_with("BOARD_TICKET_DIR=")) dir_value = kv.substr(17);
+            at = end + 1;
+        }
+        if (run_value != run || dir_value.empty()) continue;
+        std::error_code same_ec;
+        if (fs::equivalent(fs::path{dir_value}, ticket_dir, same_ec))
+            found.push_back(std::atoi(name.c_str()));
+    }
+    return found;
 }
 
 class Daemon {
@@ -251,7 +268,7 @@ private:
                     fmt::format("board-daemon: {} skipped until fixed: {}", id, error->message));
                 entry.problem = error->message;
             }
-            entry.ticket.reset();
+            set_ticket(id, entry, nullptr);
             return;
         }
         auto& value = std::get<Loaded>(loaded);
@@ -267,8 +284,18 @@ private:
             entry.available_at = Clock::now() + config_.daemon.debounce;
             entry.own_seq = value.ticket.seq;
         }
-        entry.ticket = std::make_shared<const Ticket>(std::move(value.ticket));
+        set_ticket(id, entry, std::make_shared<const Ticket>(std::move(value.ticket)));
         entry.stamp = stamp.value_or(LogStamp{});
+    }
+
+    /// Every change of what the daemon knows of a ticket goes through here, so what is kept
+    /// per board (the tickets whose questions can time out) never needs a pass over all.
+    void set_ticket(const std::string& id, Entry& entry, std::shared_ptr<const Ticket> ticket) {
+        entry.ticket = std::move(ticket);
+        if (entry.ticket && next_question_deadline(*entry.ticket))
+            timed_questions_.insert(id);
+        else
+            timed_questions_.erase(id);
     }
 
     // ---- watching -----------------------------------------------------------------------
@@ -337,12 +364,18 @@ private:
 
     using Builder = std::function<std::vector<Authored>(const Ticket&)>;
 
+    /// When `ticket.json` is rewritten after a commit. The snapshot is a cache the CLI
+    /// rebuilds when it is behind the log; each rewrite creates a file and frees one, which on
+    /// ext4 is the daemon's largest cost per run, so a run's start leaves it to the outcome.
+    enum class Snapshot { rewrite, leave_for_the_outcome };
+
     /// Appends what `build` makes of the ticket as it is on disk, as one durable batch;
     /// rebuilt and retried when another writer got there first.
     std::optional<std::shared_ptr<const Ticket>> commit(
         const std::string& id,
         const Builder& build,
-        std::optional<std::int64_t> expected_seq = {}) {
+        std::optional<std::int64_t> expected_seq = {},
+        Snapshot snapshot = Snapshot::rewrite) {
         auto& entry = entry_for(id);
         for (int attempt = 0; attempt < 8; ++attempt) {
             auto loaded = load_ticket(entry.dir);
@@ -366,13 +399,15 @@ private:
             }
             auto result = append_events(entry.dir, std::move(events), now.seq);
             if (auto* done = std::get_if<Committed>(&result)) {
-                entry.ticket = done->ticket;
+                set_ticket(id, entry, done->ticket);
                 entry.own_seq = done->ticket->seq;
                 // Not stamped: another writer may have appended right after us, so the next
                 // look at this ticket reads it again.
                 entry.stamp = LogStamp{};
-                if (auto problem = write_snapshot(tickets_dir_ / id, *done->ticket))
-                    reporter_.problem("board-daemon: " + *problem);
+                if (snapshot == Snapshot::rewrite) {
+                    if (auto problem = write_snapshot(tickets_dir_ / id, *done->ticket))
+                        reporter_.problem("board-daemon: " + *problem);
+                }
                 for (const auto& e : done->events) reporter_.event(id, e);
                 return done->ticket;
             }
@@ -401,7 +436,10 @@ private:
     std::optional<UnixMillis> time_out_questions() {
         std::optional<UnixMillis> next;
         const UnixMillis now = now_ms();
-        for (auto& [id, entry] : tickets_) {
+        // A copy: committing a timeout changes the set.
+        const std::vector<std::string> timed(timed_questions_.begin(), timed_questions_.end());
+        for (const std::string& id : timed) {
+            auto& entry = tickets_.at(id);
             if (!entry.ticket) continue;
             if (!questions_due(*entry.ticket, now).empty()) {
                 commit(id, [now](const Ticket& t) {
@@ -425,6 +463,9 @@ private:
         auto wake_no_later = [&](Clock::time_point t) {
             wake_at = wake_at ? std::min(*wake_at, t) : t;
         };
+        // Full: the end of a run wakes the planner again.
+        if (static_cast<int>(running_.size()) >= config_.daemon.max_parallel || stopping_)
+            return wake_at;
         const auto now = Clock::now();
         const UnixMillis wall = now_ms();
         std::vector<CatalogEntry> entries;
@@ -483,7 +524,8 @@ private:
                      RunStarted{
                          run_id, start.phase, start.attempt, start.iteration, start.policy}}};
             },
-            before->seq);
+            before->seq,
+            Snapshot::leave_for_the_outcome);
         if (!started) {
             dirty_.insert(id);  // it changed under us: look again
             return;
@@ -516,7 +558,6 @@ private:
         const std::string stem = running.run_id + "-" + std::string{to_string(running.phase)};
         const fs::path prompt_file = runs / (stem + ".prompt.md");
         const fs::path log_file = runs / (stem + ".log");
-        const fs::path pid_file = runs / (stem + ".pid");
         const std::string artifact_name = artifact_file_name(running.phase);
         const AgentConfig& agent = *config_.agent(running.phase);
 
@@ -563,14 +604,10 @@ private:
 
         ProcessOutcome outcome;
         if (launch_error.empty()) {
-            outcome = co_await running.process->run(spec, [&](int pid) {
-                write_file_atomically(pid_file, std::to_string(pid) + "\n", Durability::unsynced);
-            });
+            outcome = co_await running.process->run(spec);
         } else {
             outcome.launch_error = launch_error;
         }
-        fs::remove(pid_file, ec);
-
         if (outcome.interrupted && outcome.launch_error.empty()) {
             commit(id, [&](const Ticket&) {
                 return std::vector<Authored>{
@@ -675,20 +712,15 @@ private:
             const Run run = *entry.ticket->run;
             const fs::path runs = tickets_dir_ / id / "runs";
             const std::string stem = run.id + "-" + std::string{to_string(run.phase)};
-            const fs::path pid_file = runs / (stem + ".pid");
-            if (const std::string pid_text = read_small_file(pid_file, 32); !pid_text.empty()) {
-                const int pid = std::atoi(pid_text.c_str());
-                if (pid > 0 && is_agent_of(pid, id, run.id)) {
-                    signal_group(pid, SIGKILL);
-                    reporter_.message(fmt::format(
-                        "{}: stopped the agent of run {} left by the last daemon (pid {})",
-                        id,
-                        run.id,
-                        pid));
-                }
+            for (const int pid : agents_left_running(tickets_dir_ / id, run.id)) {
+                // Its whole group: the agent and what it started.
+                if (const pid_t group = ::getpgid(pid); group > 0) signal_group(group, SIGKILL);
+                reporter_.message(
+                    fmt::format("{}: stopped the agent of run {} left by the last daemon (pid {})",
+                                id,
+                                run.id,
+                                pid));
             }
-            std::error_code ec;
-            fs::remove(pid_file, ec);
             OutputCapture capture;
             std::ifstream saved(runs / (stem + ".log"), std::ios::binary);
             std::vector<char> chunk(64 * 1024);
@@ -768,7 +800,7 @@ private:
                 if (auto next = launch_runnable())
                     wake_at = wake_at ? std::min(*wake_at, *next) : *next;
             }
-            reporter_.board(snapshot());
+            if (reporter_.live()) reporter_.board(snapshot());
             if (running_.empty() && dirty_.empty()) {
                 if (stopping_) break;
                 if (!watching && !wake_at) break;  // nothing can move without a human
@@ -812,6 +844,7 @@ private:
     asio::signal_set signals_;
     fs::path tickets_dir_;
     std::map<std::string, Entry, IdOrder> tickets_;
+    std::set<std::string> timed_questions_;  ///< tickets with a question that can time out
     std::map<std::string, Running, IdOrder> running_;
     std::set<std::string> dirty_;
     std::map<int, std::string> watched_;
