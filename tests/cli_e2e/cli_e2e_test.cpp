@@ -831,3 +831,33 @@ TEST_CASE("import-ticks: the text report, a malformed tick, a folder that is not
     CHECK(in_run.exit_code == 1);
     CHECK_THAT(in_run.err, Catch::Contains("only a human imports"));
 }
+
+TEST_CASE("import-ticks: other files in issues/ are reported, a misnamed tick is refused",
+          "[e2e][import]") {
+    TempBoard b;
+    const fs::path issues = b.root() / "old" / ".tick" / "issues";
+    fs::create_directories(issues);
+    const auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream{issues / name} << text;
+    };
+    write("x1.json", R"({"id":"x1","title":"One","status":"open","priority":2,"type":"task",
+                         "created_at":"2026-01-10T09:00:00Z"})");
+    write("README.md", "not a tick\n");
+    const auto ran = b.board({"import-ticks", (b.root() / "old").string(), "--json"});
+    INFO(ran.err);
+    REQUIRE(ran.exit_code == 0);
+    const auto report = boost::json::parse(ran.out).as_object();
+    CHECK(report.at("imported").as_int64() == 1);
+    const auto& unmapped = report.at("unmapped").as_array();
+    REQUIRE(unmapped.size() == 1);
+    CHECK(str(unmapped[0].as_object(), "tick") == "README.md");
+    CHECK(str(unmapped[0].as_object(), "field") == "file");
+
+    TempBoard other;
+    write("x2.json", R"({"id":"x3","title":"Two","status":"open","priority":2,"type":"task",
+                         "created_at":"2026-01-10T09:00:00Z"})");
+    const auto misnamed = other.board({"import-ticks", (b.root() / "old" / ".tick").string()});
+    CHECK(misnamed.exit_code == 1);
+    CHECK_THAT(misnamed.err, Catch::Contains("x2.json: field \"id\": \"x3\" does not match"));
+    CHECK(ticket_folders(other) == 0);
+}
