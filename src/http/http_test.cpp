@@ -398,6 +398,27 @@ TEST_CASE("list and show: the CLI's JSON, filters, 404 for unknown and malformed
     CHECK(call(port, bhttp::verb::delete_, "/api/tickets").status == 405);
 }
 
+TEST_CASE("board-wide answers are cached until the feed sees an append", "[http][api]") {
+    TempBoard board;
+    board.create("one");
+    Running server(options_for(board));  // no rescan: only writes and ticket_changed()
+    const auto port = server.port();
+    CHECK(get(port, "/api/tickets").json().as_array().size() == 1);
+    const auto two = board.create("two");  // another process, unreported
+    CHECK(get(port, "/api/tickets").json().as_array().size() == 1);
+    server.server.ticket_changed(two);
+    std::size_t seen = 0;
+    for (int i = 0; i < 200 && seen != 2; ++i) {
+        seen = get(port, "/api/tickets").json().as_array().size();
+        if (seen != 2) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    CHECK(seen == 2);
+    REQUIRE(post(port, "/api/tickets", R"({"title":"three"})").status == 201);
+    CHECK(get(port, "/api/tickets").json().as_array().size() == 3);  // an API write: at once
+    REQUIRE(post(port, "/api/tickets/" + two + "/note", R"({"text":"x"})").status == 200);
+    CHECK(get(port, "/api/tickets?all=1").json().as_array().size() == 3);
+}
+
 TEST_CASE("events, state at a seq, artifacts - traversal and symlinks refused", "[http][api]") {
     TempBoard board;
     const auto a = board.create("with history");
