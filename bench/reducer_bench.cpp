@@ -7,11 +7,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 namespace {
 
-void bench_fold_realistic_log(benchmark::State& state) {
-    const auto log = board::bench::realistic_log(static_cast<std::size_t>(state.range(0)));
+std::vector<board::Event> checked_log(std::size_t events) {
+    auto log = board::bench::realistic_log(events);
     if (const auto check = board::fold(log); check.failure) {
         std::fprintf(stderr,
                      "generator bug at event %zu: %s\n",
@@ -19,6 +20,12 @@ void bench_fold_realistic_log(benchmark::State& state) {
                      check.failure->second.message.c_str());
         std::abort();
     }
+    return log;
+}
+
+/// Event by event through reduce(), moving the ticket in and out, as the event log replays.
+void bench_fold_realistic_log(benchmark::State& state) {
+    const auto log = checked_log(static_cast<std::size_t>(state.range(0)));
     for (auto _ : state) {
         board::Ticket ticket;
         for (const auto& event : log) {
@@ -26,6 +33,16 @@ void bench_fold_realistic_log(benchmark::State& state) {
             ticket = std::move(next).value();
         }
         benchmark::DoNotOptimize(ticket);
+    }
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+/// fold(): the same events applied in place.
+void bench_fold_in_place(benchmark::State& state) {
+    const auto log = checked_log(static_cast<std::size_t>(state.range(0)));
+    for (auto _ : state) {
+        auto folded = board::fold(log);
+        benchmark::DoNotOptimize(folded);
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
@@ -48,6 +65,7 @@ void bench_reduce_one_note(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(bench_fold_realistic_log)->Arg(10'000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(bench_fold_realistic_log)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(bench_fold_in_place)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(bench_reduce_one_note);
 BENCHMARK_MAIN();
