@@ -1,6 +1,7 @@
 #include "orchestrator/daemon.hpp"
 
 #include "orchestrator/agent_process.hpp"
+#include "orchestrator/notifier.hpp"
 #include "orchestrator/prompt.hpp"
 #include "orchestrator/reporter.hpp"
 #include "orchestrator/run_outcome.hpp"
@@ -35,6 +36,7 @@
 #include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 namespace board::orchestrator {
@@ -109,7 +111,8 @@ public:
         , wake_(io_)
         , poll_timer_(io_)
         , signals_(io_, SIGINT, SIGTERM)
-        , tickets_dir_(tickets_dir(options.board_root)) {
+        , tickets_dir_(tickets_dir(options.board_root))
+        , notifier_(config.notify, options.board_root) {
         if (options.max_parallel) config_.daemon.max_parallel = *options.max_parallel;
         if (options.poll) config_.daemon.poll = *options.poll;
         if (options.debounce) config_.daemon.debounce = *options.debounce;
@@ -129,6 +132,12 @@ public:
         });
         wait_for_signals();
         io_.run();
+        // A notification sent just before the end still reaches its person: wait for the
+        // commands in flight (reap() kills those past notify.timeout, so this ends).
+        while (notifier_.in_flight() > 0) {
+            notifier_.reap();
+            if (notifier_.in_flight() > 0) std::this_thread::sleep_for(milliseconds{10});
+        }
         reporter_.summary(snapshot());
         return exit_code_;
     }
@@ -291,6 +300,9 @@ private:
     /// Every change of what the daemon knows of a ticket goes through here, so what is kept
     /// per board (the tickets whose questions can time out) never needs a pass over all.
     void set_ticket(const std::string& id, Entry& entry, std::shared_ptr<const Ticket> ticket) {
+        // A change seen, by the daemon's own write or another's: tell a person what now waits
+        // for them. The first look at a ticket (start-up, a new folder) is not news.
+        if (entry.ticket && ticket) notifier_.notify_changes(*entry.ticket, *ticket);
         entry.ticket = std::move(ticket);
         if (entry.ticket && next_question_deadline(*entry.ticket))
             timed_questions_.insert(id);
@@ -784,6 +796,7 @@ private:
                                               format_duration(*options_.run_for)));
                 for (auto& [id, r] : running_) r.process->interrupt(config_.daemon.grace);
             }
+            notifier_.reap();
             const bool poll_due = Clock::now() - last_full_scan >= config_.daemon.poll;
             if (inotify_fd_ < 0 || poll_due) {
                 scan_board();
@@ -844,6 +857,7 @@ private:
     asio::signal_set signals_;
     fs::path tickets_dir_;
     std::map<std::string, Entry, IdOrder> tickets_;
+    Notifier notifier_;
     std::set<std::string> timed_questions_;  ///< tickets with a question that can time out
     std::map<std::string, Running, IdOrder> running_;
     std::set<std::string> dirty_;

@@ -97,6 +97,7 @@ struct BoardOptions {
     std::string daemon = "{ max_parallel: 4, poll: 1s, debounce: 0s, grace: 300ms }";
     std::string wip = "{ research: 0, planning: 0, implementing: 0 }";
     std::string timeout = "20s";
+    std::string extra;  ///< more board.yaml, verbatim
 };
 
 /// A temporary board whose agent is the fake agent.
@@ -128,7 +129,7 @@ struct TestBoard {
                        o.timeout +
                        " }\n"
                        "  implementing: { worktree: " +
-                       (o.worktree ? "true" : "false") + " }\n");
+                       (o.worktree ? "true" : "false") + " }\n" + o.extra);
     }
 
     ~TestBoard() {
@@ -389,6 +390,45 @@ TEST_CASE("rejection feedback reaches the next prompt") {
     const std::string first = read_file(board.dir(id) / "fake-agent" / "prompt-planning-1.md");
     CHECK(first.find("## Human feedback\n\n(none)") != std::string::npos);
     CHECK(board.ticket(id).awaiting == Awaiting::approval);
+}
+
+TEST_CASE("notify: a person hears of each ticket that starts awaiting them and each question") {
+    BoardOptions o;
+    o.gates = "{ research: none, planning: approval }";
+    // A shell script is the user's own command here; the daemon itself starts it from argv.
+    o.extra =
+        "notify:\n"
+        "  command: [/bin/sh, -c, 'echo \"$BOARD_REASON $BOARD_TICKET $BOARD_AWAITING\" >> "
+        "notified.env; cat >> notified.jsonl']\n";
+    TestBoard board("notify", o);
+    const std::string gated = board.create("needs a plan approved");
+    const std::string asking = board.create("asks first");
+    board.script(asking,
+                 "research",
+                 "signal=COMPLETE "
+                 "question='{\"id\":\"q1\",\"question\":\"Which DB?\",\"type\":\"blocking\"}'\n");
+    REQUIRE(board.daemon() == 0);
+    REQUIRE(board.ticket(gated).awaiting == Awaiting::approval);
+    REQUIRE(board.ticket(asking).questions.size() == 1);
+
+    // The daemon waited for its notifications before it exited: both are there, once each.
+    const std::string env = read_file(board.root / "notified.env");
+    CHECK(env.find("awaiting " + gated + " approval\n") != std::string::npos);
+    CHECK(env.find("question " + asking) != std::string::npos);
+    const std::string json = read_file(board.root / "notified.jsonl");
+    std::vector<std::string> lines;
+    for (std::size_t at = 0; at < json.size();) {
+        const auto end = json.find('\n', at);
+        lines.push_back(json.substr(at, end - at));
+        at = end == std::string::npos ? json.size() : end + 1;
+    }
+    CHECK(lines.size() == 2);
+    CHECK(std::count_if(lines.begin(), lines.end(), [&](const std::string& l) {
+              return l.find("\"ticket\":\"" + gated + "\"") != std::string::npos;
+          }) == 1);
+    CHECK(std::count_if(lines.begin(), lines.end(), [&](const std::string& l) {
+              return l.find("Which DB?") != std::string::npos;
+          }) == 1);
 }
 
 TEST_CASE("a blocking question past its timeout: the default answers it, or it escalates") {
