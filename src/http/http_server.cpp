@@ -476,6 +476,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
                 target->segments[0] == "api" && target->segments[1] == "events") {
                 if (auto refusal = check_access(req, *target)) {
                     refusal->keep_alive(false);
+                    refusal->prepare_payload();
                     co_await bhttp::async_write(
                         stream, *refusal, asio::as_tuple(asio::use_awaitable));
                     break;
