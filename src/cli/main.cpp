@@ -18,6 +18,8 @@
 #include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -243,6 +245,7 @@ int run_verify(const Options& options, const std::vector<std::string>& requested
 
 /// `--board`, `--as`, `--json` on every command, so they may come after the command name.
 void add_common(CLI::App* sub, Options& options) {
+    if (!sub) return;  // not built: another command was invoked
     sub->add_option("--board",
                     options.board_dir,
                     "the board folder (default: $BOARD_DIR, else the nearest board.yaml)");
@@ -375,7 +378,43 @@ complete -F _board board
                        cases);
 }
 
+/// The commands registered lazily: when the command line names one of them, only that one is
+/// built (CLI11 builds every option of every subcommand up front, which was a quarter of a
+/// `board show`). Parsing, errors and `COMMAND --help` are the same, as the invoked command is
+/// built exactly as before.
+constexpr std::array<std::string_view, 21> lazy_commands{
+    "log",    "replay", "show",    "verify", "init",   "create", "list",
+    "next",   "ready",  "approve", "reject", "note",   "answer", "questions",
+    "update", "start",  "move",    "cancel", "reopen", "fork",   "import-ticks"};
+
+/// The command `argv` invokes, if it is one of lazy_commands and nothing before it asks for
+/// the whole table; else empty: build every command. Before the command only the global
+/// options may come (`--board DIR`, `--as NAME`, `--json`); anything else there (`--help`,
+/// `--version`, an unknown flag, `--`) or no command at all needs every command (the help
+/// lists them, and an error must read as before).
+std::string_view invoked_command(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg{argv[i]};
+        if (arg == "--board" || arg == "--as") {
+            ++i;  // its value, whatever it looks like
+            continue;
+        }
+        if (arg == "--json" || arg.rfind("--board=", 0) == 0 || arg.rfind("--as=", 0) == 0)
+            continue;
+        if (std::find(lazy_commands.begin(), lazy_commands.end(), arg) != lazy_commands.end())
+            return arg;
+        return {};
+    }
+    return {};
+}
+
+bool parsed(const CLI::App* sub) {
+    return sub && sub->parsed();
+}
+
 int run(int argc, char** argv) {
+    const std::string_view only = invoked_command(argc, argv);
+    const auto wanted = [&](std::string_view name) { return only.empty() || only == name; };
     CLI::App app{"board: a kanban board that AI agents and humans share"};
     app.require_subcommand(1);
     Options options;
@@ -393,235 +432,316 @@ int run(int argc, char** argv) {
     std::string id;
     std::int64_t until = 0;
     bool diff = false;
-    auto* log = app.add_subcommand("log", "the event log of a ticket, one readable line per event");
-    log->add_option("ID", id, "ticket id, e.g. PROJ-12")->required();
-    log->footer("Example:\n  board log PROJ-12\n  board log PROJ-12 --json | jq .type");
-    auto* replay = app.add_subcommand(
-        "replay", "fold a ticket's log step by step: each event and the state after it");
-    replay->add_option("ID", id, "ticket id, e.g. PROJ-12")->required();
-    replay->add_option("--until", until, "stop after this seq")->check(CLI::PositiveNumber);
-    replay->add_flag("--diff", diff, "show what each event changed instead of the state");
-    replay->footer("Examples:\n  board replay PROJ-12\n  board replay PROJ-12 --until 7 --diff");
-    auto* show =
-        app.add_subcommand("show", "a ticket: fields, artifacts, questions, notes, recent events");
-    show->add_option("ID", id, "ticket id, e.g. PROJ-12")->required();
-    show->footer("Examples:\n  board show PROJ-12\n  board show PROJ-12 --json | jq .awaiting");
+    CLI::App* log = nullptr;
+    if (wanted("log")) {
+        log = app.add_subcommand("log", "the event log of a ticket, one readable line per event");
+        log->add_option("ID", id, "ticket id, e.g. PROJ-12")->required();
+        log->footer("Example:\n  board log PROJ-12\n  board log PROJ-12 --json | jq .type");
+    }
+    CLI::App* replay = nullptr;
+    if (wanted("replay")) {
+        replay = app.add_subcommand(
+            "replay", "fold a ticket's log step by step: each event and the state after it");
+        replay->add_option("ID", id, "ticket id, e.g. PROJ-12")->required();
+        replay->add_option("--until", until, "stop after this seq")->check(CLI::PositiveNumber);
+        replay->add_flag("--diff", diff, "show what each event changed instead of the state");
+        replay->footer(
+            "Examples:\n  board replay PROJ-12\n  board replay PROJ-12 --until 7 --diff");
+    }
+    CLI::App* show = nullptr;
+    if (wanted("show")) {
+        show = app.add_subcommand("show",
+                                  "a ticket: fields, artifacts, questions, notes, recent events");
+        show->add_option("ID", id, "ticket id, e.g. PROJ-12")->required();
+        show->footer("Examples:\n  board show PROJ-12\n  board show PROJ-12 --json | jq .awaiting");
+    }
     std::vector<std::string> verify_ids;
-    auto* verify = app.add_subcommand("verify",
-                                      "check every log parses and replays, snapshots match, "
-                                      "artifacts unchanged; exit 0 only if all hold");
-    verify->add_option("ID", verify_ids, "ticket ids (default: every ticket)");
-    verify->footer("Examples:\n  board verify\n  board verify PROJ-3 PROJ-4 --json");
+    CLI::App* verify = nullptr;
+    if (wanted("verify")) {
+        verify = app.add_subcommand("verify",
+                                    "check every log parses and replays, snapshots match, "
+                                    "artifacts unchanged; exit 0 only if all hold");
+        verify->add_option("ID", verify_ids, "ticket ids (default: every ticket)");
+        verify->footer("Examples:\n  board verify\n  board verify PROJ-3 PROJ-4 --json");
+    }
     std::string init_dir = ".";
     std::string prefix = "PROJ";
-    auto* init = app.add_subcommand("init", "create board.yaml (commented defaults) and tickets/");
-    init->add_option("DIR", init_dir, "where (default: here)");
-    init->add_option("--prefix", prefix, "ticket id prefix, e.g. PROJ for PROJ-1");
-    init->footer("Example:\n  board init . --prefix WEB");
+    CLI::App* init = nullptr;
+    if (wanted("init")) {
+        init = app.add_subcommand("init", "create board.yaml (commented defaults) and tickets/");
+        init->add_option("DIR", init_dir, "where (default: here)");
+        init->add_option("--prefix", prefix, "ticket id prefix, e.g. PROJ for PROJ-1");
+        init->footer("Example:\n  board init . --prefix WEB");
+    }
 
     board::cli::CreateRequest request;
     std::string labels, blocked_by;
-    auto* create = app.add_subcommand("create", "a new ticket in backlog; prints its id");
-    create->add_option("TITLE", request.title, "one line saying what is wanted")->required();
-    create->add_option("-d,--description", request.description, "the intent, for the agents");
-    create->add_option("-t,--type", request.type, "task, bug, feature, chore or epic");
-    create->add_option("-p,--priority", request.priority, "0 critical … 4 backlog (default 2)");
-    create->add_option("-l,--labels", labels, "comma-separated");
-    create->add_option("--parent", request.parent, "the epic it belongs to");
-    create->add_option("--blocked-by", blocked_by, "comma-separated ticket ids");
-    create->add_option(
-        "--requires", request.requires_, "final human gate: approval, review or content");
-    create->add_option(
-        "--awaiting", request.awaiting, "hand it to a human from the start, e.g. work");
-    auto* manual =
-        create->add_flag("--manual", request.manual, "deprecated: same as --awaiting work");
-    create->footer(
-        "Examples:\n  board create \"Retry uploads\" -t feature -p 1 -l backend\n"
-        "  board create \"Checkout v2\" -t epic\n"
-        "  board create \"Pay with cards\" --parent PROJ-7 --blocked-by PROJ-8 --requires review\n"
-        "  board create \"Rotate the keys\" --awaiting work   # a human does it");
+    CLI::App* create = nullptr;
+    CLI::Option* manual = nullptr;
+    if (wanted("create")) {
+        create = app.add_subcommand("create", "a new ticket in backlog; prints its id");
+        create->add_option("TITLE", request.title, "one line saying what is wanted")->required();
+        create->add_option("-d,--description", request.description, "the intent, for the agents");
+        create->add_option("-t,--type", request.type, "task, bug, feature, chore or epic");
+        create->add_option("-p,--priority", request.priority, "0 critical … 4 backlog (default 2)");
+        create->add_option("-l,--labels", labels, "comma-separated");
+        create->add_option("--parent", request.parent, "the epic it belongs to");
+        create->add_option("--blocked-by", blocked_by, "comma-separated ticket ids");
+        create->add_option(
+            "--requires", request.requires_, "final human gate: approval, review or content");
+        create->add_option(
+            "--awaiting", request.awaiting, "hand it to a human from the start, e.g. work");
+        manual =
+            create->add_flag("--manual", request.manual, "deprecated: same as --awaiting work");
+        create->footer(
+            "Examples:\n  board create \"Retry uploads\" -t feature -p 1 -l backend\n"
+            "  board create \"Checkout v2\" -t epic\n"
+            "  board create \"Pay with cards\" --parent PROJ-7 --blocked-by PROJ-8 --requires "
+            "review\n"
+            "  board create \"Rotate the keys\" --awaiting work   # a human does it");
+    }
 
     // list
     std::string list_status, list_awaiting, list_labels;
     board::ListFilter list_filter;
-    auto* list = app.add_subcommand(
-        "list", "tickets in `next` order (done ones only with --all or --status done)");
-    list->add_option("-s,--status", list_status, "only these columns, comma-separated");
-    auto* list_awaiting_opt =
-        list->add_option("--awaiting",
-                         list_awaiting,
-                         "only tickets awaiting a human (optionally of these types)")
-            ->expected(0, 1);
-    list->add_option("--parent", list_filter.parent, "only the children of this epic");
-    list->add_flag("--standalone", list_filter.standalone, "only tickets without an epic");
-    list->add_flag("--orphan", list_filter.orphan, "only tickets whose epic is done");
-    list->add_option("-l,--label", list_labels, "only tickets with all these labels");
-    list->add_flag("--all", list_filter.all, "include done tickets");
-    list->footer(
-        join_lines({"Examples:",
-                    "  board list",
-                    "  board list --awaiting              # everything a human must look at",
-                    "  board list --awaiting review,approval --json",
-                    "  board list --status implementing,review -l backend",
-                    "  board list --parent PROJ-7 --all"}));
+    CLI::App* list = nullptr;
+    CLI::Option* list_awaiting_opt = nullptr;
+    if (wanted("list")) {
+        list = app.add_subcommand(
+            "list", "tickets in `next` order (done ones only with --all or --status done)");
+        list->add_option("-s,--status", list_status, "only these columns, comma-separated");
+        list_awaiting_opt =
+            list->add_option("--awaiting",
+                             list_awaiting,
+                             "only tickets awaiting a human (optionally of these types)")
+                ->expected(0, 1);
+        list->add_option("--parent", list_filter.parent, "only the children of this epic");
+        list->add_flag("--standalone", list_filter.standalone, "only tickets without an epic");
+        list->add_flag("--orphan", list_filter.orphan, "only tickets whose epic is done");
+        list->add_option("-l,--label", list_labels, "only tickets with all these labels");
+        list->add_flag("--all", list_filter.all, "include done tickets");
+        list->footer(
+            join_lines({"Examples:",
+                        "  board list",
+                        "  board list --awaiting              # everything a human must look at",
+                        "  board list --awaiting review,approval --json",
+                        "  board list --status implementing,review -l backend",
+                        "  board list --parent PROJ-7 --all"}));
+    }
 
     // next
     std::string next_epic, next_awaiting;
     board::NextFilter next_filter;
-    auto* next = app.add_subcommand(
-        "next", "the ticket the agent takes next, or with --awaiting the next one for a human");
-    next->add_option("EPIC", next_epic, "only this epic's children");
-    auto* next_awaiting_opt =
-        next->add_option("--awaiting",
-                         next_awaiting,
-                         "the human side: tickets awaiting a human (optionally of these types)")
-            ->expected(0, 1);
-    next->add_flag("--standalone", next_filter.standalone, "only tickets without an epic");
-    next->add_flag("--orphan", next_filter.orphan, "only tickets whose epic is done");
-    next->footer(join_lines({"Exit code 1 (and `null` with --json) when there is nothing.",
-                             "Examples:",
-                             "  board next",
-                             "  board next PROJ-7 --json          # within the epic PROJ-7",
-                             "  board next --awaiting             # what should I look at?",
-                             "  board next --awaiting input,escalation"}));
+    CLI::App* next = nullptr;
+    CLI::Option* next_awaiting_opt = nullptr;
+    if (wanted("next")) {
+        next = app.add_subcommand(
+            "next", "the ticket the agent takes next, or with --awaiting the next one for a human");
+        next->add_option("EPIC", next_epic, "only this epic's children");
+        next_awaiting_opt =
+            next->add_option("--awaiting",
+                             next_awaiting,
+                             "the human side: tickets awaiting a human (optionally of these types)")
+                ->expected(0, 1);
+        next->add_flag("--standalone", next_filter.standalone, "only tickets without an epic");
+        next->add_flag("--orphan", next_filter.orphan, "only tickets whose epic is done");
+        next->footer(join_lines({"Exit code 1 (and `null` with --json) when there is nothing.",
+                                 "Examples:",
+                                 "  board next",
+                                 "  board next PROJ-7 --json          # within the epic PROJ-7",
+                                 "  board next --awaiting             # what should I look at?",
+                                 "  board next --awaiting input,escalation"}));
+    }
 
     // ready
-    auto* ready =
-        app.add_subcommand("ready", "every ticket the agent could take now, in `next` order");
     std::string ready_epic;
     board::NextFilter ready_filter;
-    ready->add_option("EPIC", ready_epic, "only this epic's children");
-    ready->add_flag("--standalone", ready_filter.standalone, "only tickets without an epic");
-    ready->add_flag("--orphan", ready_filter.orphan, "only tickets whose epic is done");
-    ready->footer("Examples:\n  board ready\n  board ready --json | jq -r '.[].id'");
+    CLI::App* ready = nullptr;
+    if (wanted("ready")) {
+        ready =
+            app.add_subcommand("ready", "every ticket the agent could take now, in `next` order");
+        ready->add_option("EPIC", ready_epic, "only this epic's children");
+        ready->add_flag("--standalone", ready_filter.standalone, "only tickets without an epic");
+        ready->add_flag("--orphan", ready_filter.orphan, "only tickets whose epic is done");
+        ready->footer("Examples:\n  board ready\n  board ready --json | jq -r '.[].id'");
+    }
 
     // verdicts
     std::string text;
-    auto* approve = app.add_subcommand(
-        "approve",
-        "the human verdict yes: passes a gate, accepts work or answers a request for input");
-    approve->add_option("ID", id, "ticket id")->required();
-    approve->add_option("NOTE", text, "a note for the agent (the answer, for awaiting input)");
-    approve->footer(
-        join_lines({"Examples:",
-                    "  board approve PROJ-4",
-                    "  board approve PROJ-4 \"Ship it; watch the error rate\"",
-                    "  board approve PROJ-9 \"Use Postgres\"      # answers awaiting input"}));
-    auto* reject = app.add_subcommand(
-        "reject", "the human verdict no, with the feedback the agent needs (required)");
-    reject->add_option("ID", id, "ticket id")->required();
-    reject->add_option("FEEDBACK", text, "what to change; an agent cannot act on a bare no")
-        ->required();
-    reject->footer("Example:\n  board reject PROJ-4 \"Use the existing retry helper\"");
+    CLI::App* approve = nullptr;
+    if (wanted("approve")) {
+        approve = app.add_subcommand(
+            "approve",
+            "the human verdict yes: passes a gate, accepts work or answers a request for input");
+        approve->add_option("ID", id, "ticket id")->required();
+        approve->add_option("NOTE", text, "a note for the agent (the answer, for awaiting input)");
+        approve->footer(
+            join_lines({"Examples:",
+                        "  board approve PROJ-4",
+                        "  board approve PROJ-4 \"Ship it; watch the error rate\"",
+                        "  board approve PROJ-9 \"Use Postgres\"      # answers awaiting input"}));
+    }
+    CLI::App* reject = nullptr;
+    if (wanted("reject")) {
+        reject = app.add_subcommand(
+            "reject", "the human verdict no, with the feedback the agent needs (required)");
+        reject->add_option("ID", id, "ticket id")->required();
+        reject->add_option("FEEDBACK", text, "what to change; an agent cannot act on a bare no")
+            ->required();
+        reject->footer("Example:\n  board reject PROJ-4 \"Use the existing retry helper\"");
+    }
 
     std::string from = "agent";
-    auto* note =
-        app.add_subcommand("note", "add a note to a ticket (the agent's by default, as in tk)");
-    note->add_option("ID", id, "ticket id")->required();
-    note->add_option("TEXT", text, "the note")->required();
-    note->add_option("--from", from, "human or agent (default agent)")
-        ->check(CLI::IsMember({"human", "agent"}));
-    note->footer(
-        "Examples:\n  board note PROJ-4 \"Tried the retry helper; flaky on CI\"\n"
-        "  board note PROJ-4 \"Customer confirmed the fix\" --from human");
+    CLI::App* note = nullptr;
+    if (wanted("note")) {
+        note =
+            app.add_subcommand("note", "add a note to a ticket (the agent's by default, as in tk)");
+        note->add_option("ID", id, "ticket id")->required();
+        note->add_option("TEXT", text, "the note")->required();
+        note->add_option("--from", from, "human or agent (default agent)")
+            ->check(CLI::IsMember({"human", "agent"}));
+        note->footer(
+            "Examples:\n  board note PROJ-4 \"Tried the retry helper; flaky on CI\"\n"
+            "  board note PROJ-4 \"Customer confirmed the fix\" --from human");
+    }
 
     std::string qid, value;
-    auto* answer = app.add_subcommand("answer", "answer an agent's question (ids like PROJ-12.q1)");
-    answer->add_option("QID", qid, "question id, e.g. PROJ-12.q1 (see board questions)")
-        ->required();
-    answer
-        ->add_option(
-            "VALUE", value, "text; an option id, value or label; true/false; approve/reject")
-        ->required();
-    answer->add_option("--note", text, "a note for the agent with the answer");
-    answer->footer(
-        "Examples:\n  board questions --pending\n  board answer PROJ-12.q1 postgres\n"
-        "  board answer PROJ-12.q2 true --note \"only on staging\"");
+    CLI::App* answer = nullptr;
+    if (wanted("answer")) {
+        answer = app.add_subcommand("answer", "answer an agent's question (ids like PROJ-12.q1)");
+        answer->add_option("QID", qid, "question id, e.g. PROJ-12.q1 (see board questions)")
+            ->required();
+        answer
+            ->add_option(
+                "VALUE", value, "text; an option id, value or label; true/false; approve/reject")
+            ->required();
+        answer->add_option("--note", text, "a note for the agent with the answer");
+        answer->footer(
+            "Examples:\n  board questions --pending\n  board answer PROJ-12.q1 postgres\n"
+            "  board answer PROJ-12.q2 true --note \"only on staging\"");
+    }
     bool pending_only = false;
-    auto* questions =
-        app.add_subcommand("questions", "agent questions on the board, answered or not");
-    questions->add_flag("--pending", pending_only, "only those still waiting for an answer");
-    questions->footer(
-        "Examples:\n  board questions --pending\n  board questions --json | jq '.[] | "
-        "select(.status==\"pending\")'");
+    CLI::App* questions = nullptr;
+    if (wanted("questions")) {
+        questions =
+            app.add_subcommand("questions", "agent questions on the board, answered or not");
+        questions->add_flag("--pending", pending_only, "only those still waiting for an answer");
+        questions->footer(
+            "Examples:\n  board questions --pending\n  board questions --json | jq '.[] | "
+            "select(.status==\"pending\")'");
+    }
 
     // update
     board::cli::UpdateRequest update_request;
     std::string update_title, update_description, update_labels, update_parent, update_blocked,
         update_requires, update_awaiting;
     int update_priority = 0;
-    auto* update = app.add_subcommand(
-        "update", "edit a ticket's fields; --awaiting none releases it to the agent");
-    update->add_option("ID", id, "ticket id")->required();
-    auto* u_title = update->add_option("--title", update_title, "new title");
-    auto* u_description =
-        update->add_option("-d,--description", update_description, "new description");
-    auto* u_priority =
-        update->add_option("-p,--priority", update_priority, "0 critical … 4 backlog");
-    auto* u_labels = update->add_option(
-        "-l,--labels", update_labels, "replace the labels (comma-separated; \"\" clears)");
-    auto* u_parent = update->add_option("--parent", update_parent, "the epic (\"\" clears)");
-    auto* u_blocked = update->add_option(
-        "--blocked-by", update_blocked, "replace the blockers (comma-separated; \"\" clears)");
-    auto* u_requires = update->add_option(
-        "--requires", update_requires, "final gate: approval, review, content or none");
-    auto* u_awaiting =
-        update->add_option("--awaiting", update_awaiting, "hand to a human (work, ...) or none");
-    update->footer(join_lines({"Examples:",
-                               "  board update PROJ-4 -p 0 -l backend,urgent",
-                               "  board update PROJ-4 --blocked-by PROJ-2,PROJ-3",
-                               "  board update PROJ-4 --requires review",
-                               "  board update PROJ-4 --awaiting work     # I will do it myself",
-                               "  board update PROJ-4 --awaiting none     # back to the agent"}));
+    CLI::App* update = nullptr;
+    CLI::Option* u_title = nullptr;
+    CLI::Option* u_description = nullptr;
+    CLI::Option* u_priority = nullptr;
+    CLI::Option* u_labels = nullptr;
+    CLI::Option* u_parent = nullptr;
+    CLI::Option* u_blocked = nullptr;
+    CLI::Option* u_requires = nullptr;
+    CLI::Option* u_awaiting = nullptr;
+    if (wanted("update")) {
+        update = app.add_subcommand(
+            "update", "edit a ticket's fields; --awaiting none releases it to the agent");
+        update->add_option("ID", id, "ticket id")->required();
+        u_title = update->add_option("--title", update_title, "new title");
+        u_description =
+            update->add_option("-d,--description", update_description, "new description");
+        u_priority = update->add_option("-p,--priority", update_priority, "0 critical … 4 backlog");
+        u_labels = update->add_option(
+            "-l,--labels", update_labels, "replace the labels (comma-separated; \"\" clears)");
+        u_parent = update->add_option("--parent", update_parent, "the epic (\"\" clears)");
+        u_blocked = update->add_option(
+            "--blocked-by", update_blocked, "replace the blockers (comma-separated; \"\" clears)");
+        u_requires = update->add_option(
+            "--requires", update_requires, "final gate: approval, review, content or none");
+        u_awaiting = update->add_option(
+            "--awaiting", update_awaiting, "hand to a human (work, ...) or none");
+        update->footer(
+            join_lines({"Examples:",
+                        "  board update PROJ-4 -p 0 -l backend,urgent",
+                        "  board update PROJ-4 --blocked-by PROJ-2,PROJ-3",
+                        "  board update PROJ-4 --requires review",
+                        "  board update PROJ-4 --awaiting work     # I will do it myself",
+                        "  board update PROJ-4 --awaiting none     # back to the agent"}));
+    }
 
     // moves
-    auto* start =
-        app.add_subcommand("start", "start a ticket by hand: backlog → research, ready → planning");
-    start->add_option("ID", id, "ticket id")->required();
-    start->footer("Example:\n  board start PROJ-4");
+    CLI::App* start = nullptr;
+    if (wanted("start")) {
+        start = app.add_subcommand("start",
+                                   "start a ticket by hand: backlog → research, ready → planning");
+        start->add_option("ID", id, "ticket id")->required();
+        start->footer("Example:\n  board start PROJ-4");
+    }
     std::string status, reason;
-    auto* move =
-        app.add_subcommand("move", "move a ticket back to an earlier column, with a reason");
-    move->add_option("ID", id, "ticket id")->required();
-    move->add_option("STATUS", status, "backlog, research, ready, planning or implementing")
-        ->required();
-    move->add_option("--reason", reason, "why (required)")->required();
-    move->footer(
-        "Example:\n  board move PROJ-4 planning --reason \"the plan missed the migration\"");
-    auto* cancel =
-        app.add_subcommand("cancel", "close a ticket as won't do (cancels pending questions)");
-    cancel->add_option("ID", id, "ticket id")->required();
-    cancel->add_option("REASON", reason, "why");
-    cancel->footer("Example:\n  board cancel PROJ-4 \"superseded by PROJ-9\"");
-    auto* reopen = app.add_subcommand("reopen", "reopen a done ticket into backlog");
-    reopen->add_option("ID", id, "ticket id")->required();
-    reopen->add_option("REASON", reason, "why");
-    reopen->footer("Example:\n  board reopen PROJ-4 \"the bug is back on Safari\"");
+    CLI::App* move = nullptr;
+    if (wanted("move")) {
+        move = app.add_subcommand("move", "move a ticket back to an earlier column, with a reason");
+        move->add_option("ID", id, "ticket id")->required();
+        move->add_option("STATUS", status, "backlog, research, ready, planning or implementing")
+            ->required();
+        move->add_option("--reason", reason, "why (required)")->required();
+        move->footer(
+            "Example:\n  board move PROJ-4 planning --reason \"the plan missed the migration\"");
+    }
+    CLI::App* cancel = nullptr;
+    if (wanted("cancel")) {
+        cancel =
+            app.add_subcommand("cancel", "close a ticket as won't do (cancels pending questions)");
+        cancel->add_option("ID", id, "ticket id")->required();
+        cancel->add_option("REASON", reason, "why");
+        cancel->footer("Example:\n  board cancel PROJ-4 \"superseded by PROJ-9\"");
+    }
+    CLI::App* reopen = nullptr;
+    if (wanted("reopen")) {
+        reopen = app.add_subcommand("reopen", "reopen a done ticket into backlog");
+        reopen->add_option("ID", id, "ticket id")->required();
+        reopen->add_option("REASON", reason, "why");
+        reopen->footer("Example:\n  board reopen PROJ-4 \"the bug is back on Safari\"");
+    }
     std::int64_t at_seq = 0;
-    auto* fork = app.add_subcommand(
-        "fork", "a new ticket whose log is a copy of the first SEQ events of ID");
-    fork->add_option("ID", id, "ticket id")->required();
-    fork->add_option("--at", at_seq, "how many events to copy")->required();
-    fork->footer(
-        "Example:\n  board replay PROJ-4 --diff      # find the seq to go back to\n"
-        "  board fork PROJ-4 --at 12        # rerun planning differently; PROJ-4 is untouched");
+    CLI::App* fork = nullptr;
+    if (wanted("fork")) {
+        fork = app.add_subcommand("fork",
+                                  "a new ticket whose log is a copy of the first SEQ events of ID");
+        fork->add_option("ID", id, "ticket id")->required();
+        fork->add_option("--at", at_seq, "how many events to copy")->required();
+        fork->footer(
+            "Example:\n  board replay PROJ-4 --diff      # find the seq to go back to\n"
+            "  board fork PROJ-4 --at 12        # rerun planning differently; PROJ-4 is untouched");
+    }
 
     board::cli::ImportTicksRequest import_request;
     std::string import_path;
-    auto* import_ticks = app.add_subcommand(
-        "import-ticks", "import a tk .tick folder: each tick becomes a ticket; PATH is only read");
-    import_ticks->add_option("PATH", import_path, "tk's .tick folder, or the folder that holds it")
-        ->required();
-    import_ticks->add_flag(
-        "--dry-run", import_request.dry_run, "report what it would do; write nothing");
-    import_ticks->footer(board::cli::import_ticks_help());
+    CLI::App* import_ticks = nullptr;
+    if (wanted("import-ticks")) {
+        import_ticks = app.add_subcommand(
+            "import-ticks",
+            "import a tk .tick folder: each tick becomes a ticket; PATH is only read");
+        import_ticks
+            ->add_option("PATH", import_path, "tk's .tick folder, or the folder that holds it")
+            ->required();
+        import_ticks->add_flag(
+            "--dry-run", import_request.dry_run, "report what it would do; write nothing");
+        import_ticks->footer(board::cli::import_ticks_help());
+    }
 
     std::string shell;
-    auto* completion = app.add_subcommand("completion", "print a shell completion script");
-    completion->add_option("SHELL", shell, "bash")->required()->check(CLI::IsMember({"bash"}));
-    completion->footer(
-        "Example:\n  board completion bash > ~/.local/share/bash-completion/completions/board\n"
-        "  source <(board completion bash)");
+    // Never lazy: its script is made from the whole table.
+    CLI::App* completion = nullptr;
+    if (wanted("completion")) {
+        completion = app.add_subcommand("completion", "print a shell completion script");
+        completion->add_option("SHELL", shell, "bash")->required()->check(CLI::IsMember({"bash"}));
+        completion->footer(
+            "Example:\n  board completion bash > ~/.local/share/bash-completion/completions/board\n"
+            "  source <(board completion bash)");
+    }
 
     for (auto* sub :
          {log,  replay, show,      verify, create, init, list,   next,   ready, approve,     reject,
@@ -634,12 +754,12 @@ int run(int argc, char** argv) {
         const int code = app.exit(e);
         return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
     }
-    if (completion->parsed()) {
+    if (parsed(completion)) {
         std::cout << bash_completion(app);
         return 0;
     }
-    if (init->parsed()) return report(board::cli::init_board(init_dir, prefix));
-    if (create->parsed()) {
+    if (parsed(init)) return report(board::cli::init_board(init_dir, prefix));
+    if (parsed(create)) {
         if (manual->count() > 0)
             std::cerr << "board: warning: --manual is deprecated; use --awaiting work\n";
         request.labels = split_list(labels);
@@ -649,10 +769,10 @@ int run(int argc, char** argv) {
         const auto& c = std::get<board::cli::Context>(ctx);
         return report(board::cli::create_ticket(c.board, request, c.by, options.json));
     }
-    if (log->parsed()) return run_log(options, id);
-    if (show->parsed()) return run_show(options, id);
-    if (verify->parsed()) return run_verify(options, verify_ids);
-    if (replay->parsed()) return run_replay(options, id, until, diff);
+    if (parsed(log)) return run_log(options, id);
+    if (parsed(show)) return run_show(options, id);
+    if (parsed(verify)) return run_verify(options, verify_ids);
+    if (parsed(replay)) return run_replay(options, id, until, diff);
 
     // Everything below works on a board.
     const CLI::App* chosen = app.get_subcommands().front();
@@ -661,7 +781,7 @@ int run(int argc, char** argv) {
     const auto& ctx = std::get<board::cli::Context>(found);
     namespace cli = board::cli;
 
-    if (list->parsed()) {
+    if (parsed(list)) {
         if (!list_status.empty()) {
             auto statuses = cli::parse_status_list(list_status);
             if (!statuses)
@@ -680,7 +800,7 @@ int run(int argc, char** argv) {
         list_filter.labels = split_list(list_labels);
         return report(cli::list_tickets(ctx, list_filter));
     }
-    if (next->parsed()) {
+    if (parsed(next)) {
         cli::NextRequest next_request;
         auto awaiting = awaiting_arg(next_awaiting_opt, next_awaiting, "next", &next_epic);
         if (const int* code = std::get_if<int>(&awaiting)) return *code;
@@ -690,16 +810,16 @@ int run(int argc, char** argv) {
         next_request.filter.epic = next_epic;
         return report(cli::next_ticket(ctx, next_request));
     }
-    if (ready->parsed()) {
+    if (parsed(ready)) {
         ready_filter.epic = ready_epic;
         return report(cli::ready_tickets(ctx, ready_filter));
     }
-    if (approve->parsed()) return report(cli::approve(ctx, id, text));
-    if (reject->parsed()) return report(cli::reject(ctx, id, text));
-    if (note->parsed()) return report(cli::add_note(ctx, id, text, from == "human"));
-    if (answer->parsed()) return report(cli::answer(ctx, qid, value, text));
-    if (questions->parsed()) return report(cli::list_questions(ctx, pending_only));
-    if (update->parsed()) {
+    if (parsed(approve)) return report(cli::approve(ctx, id, text));
+    if (parsed(reject)) return report(cli::reject(ctx, id, text));
+    if (parsed(note)) return report(cli::add_note(ctx, id, text, from == "human"));
+    if (parsed(answer)) return report(cli::answer(ctx, qid, value, text));
+    if (parsed(questions)) return report(cli::list_questions(ctx, pending_only));
+    if (parsed(update)) {
         if (u_title->count()) update_request.title = update_title;
         if (u_description->count()) update_request.description = update_description;
         if (u_priority->count()) update_request.priority = update_priority;
@@ -710,11 +830,11 @@ int run(int argc, char** argv) {
         if (u_awaiting->count()) update_request.awaiting = update_awaiting;
         return report(cli::update(ctx, id, update_request));
     }
-    if (start->parsed()) return report(cli::start(ctx, id));
-    if (move->parsed()) return report(cli::move(ctx, id, status, reason));
-    if (cancel->parsed()) return report(cli::cancel(ctx, id, reason));
-    if (reopen->parsed()) return report(cli::reopen(ctx, id, reason));
-    if (import_ticks->parsed()) {
+    if (parsed(start)) return report(cli::start(ctx, id));
+    if (parsed(move)) return report(cli::move(ctx, id, status, reason));
+    if (parsed(cancel)) return report(cli::cancel(ctx, id, reason));
+    if (parsed(reopen)) return report(cli::reopen(ctx, id, reason));
+    if (parsed(import_ticks)) {
         import_request.source = import_path;
         return report(cli::import_ticks(ctx, import_request));
     }
