@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <vector>
@@ -75,11 +76,36 @@ std::optional<std::vector<std::string>> split_unescaped(std::string_view text, c
     return pieces;
 }
 
-std::optional<std::string> unescape(std::string_view text) {
-    if (text.find('\\') == std::string_view::npos) return std::string{text};
+/// `text` unescaped into `out` (assigned in place: no temporary string). False on a bad escape.
+bool unescape_into(std::string_view text, std::string& out) {
+    if (text.find('\\') == std::string_view::npos) {
+        out.assign(text);
+        return true;
+    }
     auto pieces = split_unescaped(text, '\0');
-    if (!pieces || pieces->size() != 1) return std::nullopt;
-    return std::move(pieces->front());
+    if (!pieces || pieces->size() != 1) return false;
+    out = std::move(pieces->front());
+    return true;
+}
+
+/// A `,`-joined list into `out`. Most lists hold no escape: they are cut where they stand,
+/// without the per-character copy split_unescaped makes.
+bool list_into(std::string_view text, std::vector<std::string>& out) {
+    if (text.find('\\') != std::string_view::npos) {
+        auto pieces = split_unescaped(text, ',');
+        if (!pieces) return false;
+        out = std::move(*pieces);
+        return true;
+    }
+    out.clear();
+    if (text.empty()) return true;
+    out.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), ',')) + 1);
+    while (true) {
+        const auto comma = text.find(',');
+        out.emplace_back(text.substr(0, comma));
+        if (comma == std::string_view::npos) return true;
+        text.remove_prefix(comma + 1);
+    }
 }
 
 template <class Number>
@@ -191,8 +217,8 @@ bool parse_line_into(std::string_view text, LogIdentity& log, CatalogEntry& entr
     if (n != field_count) return false;
 
     Ticket& t = entry.ticket;
-    t.id = std::string{f[0]};
-    if (!is_valid_ticket_id(t.id)) return false;
+    if (!is_valid_ticket_id(f[0])) return false;
+    t.id.assign(f[0]);
     bool ok = read_number(f[1], log.inode) && read_number(f[2], log.size) &&
               read_number(f[3], log.mtime_ns) && read_number(f[4], t.seq) &&
               read_enum(f[6], t.type) && read_number(f[7], t.priority) &&
@@ -205,22 +231,16 @@ bool parse_line_into(std::string_view text, LogIdentity& log, CatalogEntry& entr
               read_number(f[27], entry.questions_pending) &&
               read_number(f[28], entry.questions_total) && read_number(f[29], entry.notes);
     if (!ok) return false;
-    auto title = unescape(f[5]);
-    auto labels = split_unescaped(f[8], ',');
-    auto parent = unescape(f[9]);
-    auto blocked_by = split_unescaped(f[10], ',');
-    if (!title || !labels || !parent || !blocked_by) return false;
-    t.title = std::move(*title);
-    t.labels = std::move(*labels);
-    t.parent = std::move(*parent);
-    t.blocked_by = std::move(*blocked_by);
+    if (!unescape_into(f[5], t.title) || !list_into(f[8], t.labels) ||
+        !unescape_into(f[9], t.parent) || !list_into(f[10], t.blocked_by))
+        return false;
     if (!f[16].empty()) {
-        auto run_id = unescape(f[16]);
-        Run run;
-        if (!run_id || !read_enum(f[17], run.phase) || !read_number(f[18], run.started_at))
+        Run& run = t.run.emplace();
+        if (!unescape_into(f[16], run.id) || !read_enum(f[17], run.phase) ||
+            !read_number(f[18], run.started_at))
             return false;
-        run.id = std::move(*run_id);
-        t.run = std::move(run);
+    } else {
+        t.run.reset();
     }
     if (!f[22].empty()) {
         UnixMillis at = 0;

@@ -67,6 +67,67 @@ std::optional<std::string> read_whole(int dir_fd, const std::string& relative) {
     return text;
 }
 
+/// A whole file mapped read-only, straight from the page cache: no zero-filled buffer and no
+/// copy (the index is 2.2 MB at 10,000 tickets), every page mapped by the one call.
+class MappedFile {
+public:
+    MappedFile() = default;
+
+    MappedFile(int dir_fd, const std::string& relative) {
+        Fd fd{::openat(dir_fd, relative.c_str(), O_RDONLY | O_CLOEXEC)};
+        if (fd.get() < 0) return;
+
+        struct stat st {};
+
+        if (::fstat(fd.get(), &st) != 0) return;
+        opened_ = true;
+        if (st.st_size <= 0) return;
+        void* at = ::mmap(nullptr,
+                          static_cast<std::size_t>(st.st_size),
+                          PROT_READ,
+                          MAP_PRIVATE | MAP_POPULATE,
+                          fd.get(),
+                          0);
+        if (at == MAP_FAILED) {
+            opened_ = false;
+            return;
+        }
+        data_ = static_cast<const char*>(at);
+        size_ = static_cast<std::size_t>(st.st_size);
+    }
+
+    ~MappedFile() {
+        if (data_) ::munmap(const_cast<char*>(data_), size_);
+    }
+
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    /// False when the file could not be opened (missing): as read_whole's nullopt.
+    bool opened() const { return opened_; }
+
+    std::string_view text() const { return {data_ ? data_ : "", size_}; }
+
+private:
+    bool opened_ = false;
+    const char* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+/// Newlines in `text`, found with memchr (a byte loop was 10% of a 10,000-ticket load).
+std::size_t count_lines(std::string_view text) {
+    std::size_t lines = 0;
+    const char* at = text.data();
+    const char* const end = at + text.size();
+    while (at < end) {
+        const void* found = std::memchr(at, '\n', static_cast<std::size_t>(end - at));
+        if (!found) break;
+        ++lines;
+        at = static_cast<const char*>(found) + 1;
+    }
+    return lines;
+}
+
 LogIdentity identity_of(const struct stat& st) {
     return LogIdentity{static_cast<std::uint64_t>(st.st_ino),
                        static_cast<std::uint64_t>(st.st_size),
@@ -189,15 +250,18 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
     // the vector the catalog will own.
     std::vector<CatalogEntry> entries;
     std::vector<LogIdentity> identities;
-    const auto index_text = read_whole(tickets_fd.get(), std::string{index_file_name});
-    bool index_dirty = !index_text.has_value();
-    if (index_text) {
-        std::string_view rest{*index_text};
+    // Mapped, not read: a file replaced by a writer meanwhile (rename) leaves this mapping on
+    // the old file, which is the snapshot every line is checked against anyway; a rewrite in
+    // place never happens (the index is only ever replaced).
+    const MappedFile index_file{tickets_fd.get(), std::string{index_file_name}};
+    bool index_dirty = !index_file.opened();
+    if (index_file.opened()) {
+        std::string_view rest = index_file.text();
         if (rest.substr(0, catalog_index::header.size()) != catalog_index::header) {
             index_dirty = true;
         } else {
             rest.remove_prefix(catalog_index::header.size());
-            const auto lines = static_cast<std::size_t>(std::count(rest.begin(), rest.end(), '\n'));
+            const auto lines = count_lines(rest);
             entries.reserve(lines + 64);
             identities.reserve(lines + 64);
             prefault(entries.data(), entries.capacity() * sizeof(CatalogEntry));
