@@ -387,6 +387,62 @@ TEST_CASE("load builds the index once and then trusts it only while the log is u
     }
 }
 
+TEST_CASE("tickets the index does not know are found; gone ones drop out", "[catalog][load]") {
+    TempBoard board;
+    board.create("P-1", "first");
+    board.create("P-2", "second");
+    fs::create_directories(board.dir("P-3"));  // a create in progress: no log yet
+    REQUIRE(load_ok(board).catalog.entries().size() == 2);
+
+    SECTION("a ticket created after the index was written") {
+        board.create("P-4", "fourth");
+        const auto load = load_ok(board);
+        CHECK(load.rebuilt == 1);
+        REQUIRE(load.catalog.find("P-4"));
+        CHECK(load.catalog.find("P-4")->ticket.title == "fourth");
+    }
+    SECTION("a folder that had no log gets one") {
+        board.create("P-3", "third");
+        const auto load = load_ok(board);
+        REQUIRE(load.catalog.find("P-3"));
+        CHECK(load.catalog.entries().size() == 3);
+    }
+    SECTION("a removed ticket folder and a new one") {
+        fs::remove_all(board.dir("P-1"));
+        board.create("P-5", "fifth");
+        const auto load = load_ok(board);
+        CHECK_FALSE(load.catalog.find("P-1"));
+        REQUIRE(load.catalog.find("P-5"));
+        CHECK(load.catalog.entries().size() == 2);
+        CHECK(load_ok(board).rebuilt == 0);  // and the index says so now
+    }
+}
+
+TEST_CASE("an index with lines out of order or repeated never yields a ticket twice",
+          "[catalog][load]") {
+    TempBoard board;
+    board.create("P-1", "first");
+    board.create("P-2", "second");
+    REQUIRE(load_ok(board).catalog.entries().size() == 2);
+    const fs::path index = board.root / "tickets" / ".index";
+    std::string text;
+    {
+        std::ifstream in{index};
+        text.assign(std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{});
+    }
+    const auto first_line_end = text.find('\n');
+    const auto second_line_end = text.find('\n', first_line_end + 1);
+    const std::string p1 = text.substr(first_line_end + 1, second_line_end - first_line_end);
+    const std::string p2 = text.substr(second_line_end + 1);
+    const std::string header = text.substr(0, first_line_end + 1);
+    std::ofstream{index, std::ios::trunc} << header << p2 << p1 << p1 << p2;
+
+    const auto load = load_ok(board);
+    REQUIRE(load.catalog.entries().size() == 2);
+    CHECK(load.catalog.entries()[0].ticket.id == "P-1");
+    CHECK(load.catalog.entries()[1].ticket.id == "P-2");
+}
+
 TEST_CASE("a corrupt log leaves its ticket out with a warning, the rest still loads",
           "[catalog][load]") {
     TempBoard board;

@@ -272,8 +272,13 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
                     break;
                 }
                 LogIdentity log;
+                // Lines must come in strictly increasing id order (as they are written): the
+                // pass below relies on each ticket having at most one line. A line out of
+                // order is dropped, and its ticket rebuilt from the folder.
                 if (catalog_index::parse_line_into(
-                        rest.substr(0, end), log, entries.emplace_back())) {
+                        rest.substr(0, end), log, entries.emplace_back()) &&
+                    (entries.size() == 1 ||
+                     id_less(entries[entries.size() - 2].ticket.id, entries.back().ticket.id))) {
                     identities.push_back(log);
                 } else {
                     entries.pop_back();
@@ -283,44 +288,76 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
             }
         }
     }
-    std::unordered_map<std::string_view, std::size_t> position;
-    position.reserve(entries.size());
-    for (std::size_t i = 0; i < entries.size(); ++i) position.emplace(entries[i].ticket.id, i);
-
-    // Every ticket folder, each log's identity checked against its index line.
-    DIR* dir = ::fdopendir(::dup(tickets_fd.get()));
-    if (!dir)
-        return CatalogError{
-            fmt::format("cannot list {}: {}", tickets.string(), std::strerror(errno))};
     CatalogLoad load;
     std::vector<char> current(entries.size(), 0);
     std::vector<IndexLine> rebuilt;
     std::string log_relative;
-    while (const dirent* item = ::readdir(dir)) {
-        const std::string_view name{item->d_name};
-        if (!is_valid_ticket_id(name)) continue;
-        log_relative.assign(name);
+    const auto log_of = [&](std::string_view id) -> const char* {
+        log_relative.assign(id);
         log_relative += '/';
         log_relative += log_file_name;
+        return log_relative.c_str();
+    };
+    // Rebuilds `id`'s line from its snapshot or log. `now` is the log's identity taken before
+    // the read: if the log grows meanwhile, the line is stale on the next load and rebuilt,
+    // never believed newer than it is.
+    const auto refresh = [&](const std::string& id, const LogIdentity& now) {
+        index_dirty = true;
+        if (auto entry = rebuild(tickets, tickets_fd.get(), id, load.warnings))
+            rebuilt.push_back(IndexLine{now, std::move(*entry)});
+    };
 
+    // 1. Every indexed ticket's log, in index order, checked against its line. A line is kept
+    //    only while the log's identity is unchanged; a changed log is rebuilt; a gone one
+    //    drops its line.
+    std::size_t present = 0;
+    std::vector<char> found(entries.size(), 0);  // the log exists (current or not)
+    for (std::size_t i = 0; i < entries.size(); ++i) {
         struct stat st {};
 
-        if (::fstatat(tickets_fd.get(), log_relative.c_str(), &st, 0) != 0) continue;  // no log yet
+        if (::fstatat(tickets_fd.get(), log_of(entries[i].ticket.id), &st, 0) != 0) continue;
+        ++present;
+        found[i] = 1;
         const LogIdentity now = identity_of(st);
-        if (const auto it = position.find(name);
-            it != position.end() && identities[it->second] == now) {
-            current[it->second] = 1;
-            continue;
-        }
-        // The identity was taken before the read: if the log grows meanwhile, the line is
-        // stale on the next load and rebuilt, never believed newer than it is.
-        index_dirty = true;
-        auto entry = rebuild(tickets, tickets_fd.get(), std::string{name}, load.warnings);
-        if (!entry) continue;
-        rebuilt.push_back(IndexLine{now, std::move(*entry)});
+        if (identities[i] == now)
+            current[i] = 1;
+        else
+            refresh(entries[i].ticket.id, now);
+    }
+
+    // 2. Tickets the index does not know: every ticket folder is listed. Each indexed ticket
+    //    found in step 1 is one of these folders, so when the folder holds exactly as many
+    //    ticket names as step 1 found, it holds no other (no lookup per name: at 10,000
+    //    tickets hashing every name was an eighth of a load). Otherwise each unknown name is
+    //    looked up and rebuilt (a new ticket, or a folder without a log yet: skipped).
+    //    The one case the count cannot see is a ticket folder removed (no board command
+    //    does) while another is created, both during this load: that load misses the new
+    //    ticket, the next one (its count no longer matching) finds it.
+    DIR* dir = ::fdopendir(::dup(tickets_fd.get()));
+    if (!dir)
+        return CatalogError{
+            fmt::format("cannot list {}: {}", tickets.string(), std::strerror(errno))};
+    std::vector<std::string> names;
+    names.reserve(entries.size() + 16);
+    while (const dirent* item = ::readdir(dir)) {
+        const std::string_view name{item->d_name};
+        if (is_valid_ticket_id(name)) names.emplace_back(name);
     }
     ::closedir(dir);
-    position.clear();  // its views die with the compaction below
+    if (names.size() != present) {
+        std::unordered_map<std::string_view, std::size_t> position;
+        position.reserve(entries.size());
+        for (std::size_t i = 0; i < entries.size(); ++i) position.emplace(entries[i].ticket.id, i);
+        for (const std::string& name : names) {
+            if (const auto it = position.find(name); it != position.end() && found[it->second])
+                continue;  // seen in step 1
+
+            struct stat st {};
+
+            if (::fstatat(tickets_fd.get(), log_of(name), &st, 0) != 0) continue;  // no log yet
+            refresh(name, identity_of(st));
+        }
+    }
     load.rebuilt = static_cast<int>(rebuilt.size());
 
     if (std::find(current.begin(), current.end(), 0) != current.end()) {
