@@ -418,6 +418,39 @@ TEST_CASE("tickets the index does not know are found; gone ones drop out", "[cat
     }
 }
 
+TEST_CASE("a big board's logs are checked on two threads, each log still against its line",
+          "[catalog][load]") {
+    // Above 2,048 tickets the stats are split between two threads: a change in either half
+    // must be seen. Logs are copies of one (no fsync each), renamed per ticket.
+    TempBoard board;
+    board.create("P-1", "one of many");
+    std::string line;
+    {
+        std::ifstream in{board.dir("P-1") / "events.jsonl"};
+        std::getline(in, line);
+    }
+    const std::string own = "\"P-1\"";
+    REQUIRE(line.find(own) != std::string::npos);
+    constexpr int tickets = 2100;
+    for (int n = 2; n <= tickets; ++n) {
+        const std::string id = "P-" + std::to_string(n);
+        std::string copy = line;
+        copy.replace(copy.find(own), own.size(), "\"" + id + "\"");
+        fs::create_directories(board.dir(id));
+        std::ofstream{board.dir(id) / "events.jsonl"} << copy << '\n';
+    }
+    REQUIRE(load_ok(board).catalog.entries().size() == tickets);
+    CHECK(load_ok(board).rebuilt == 0);
+
+    board.commit("P-10", NoteAdded{"first half"});
+    board.commit("P-2090", NoteAdded{"second half"});
+    const auto load = load_ok(board);
+    CHECK(load.rebuilt == 2);
+    CHECK(load.catalog.find("P-10")->notes == 1);
+    CHECK(load.catalog.find("P-2090")->notes == 1);
+    CHECK(load.catalog.entries().size() == tickets);
+}
+
 TEST_CASE("an index with lines out of order or repeated never yields a ticket twice",
           "[catalog][load]") {
     TempBoard board;
