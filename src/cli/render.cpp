@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdlib>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace board::cli {
@@ -91,6 +93,20 @@ namespace {
 
 /// Decimal integers and `true`/`false` appended as fmt's "{}" writes them, without a format
 /// string parsed per field (fmt::format_to into a std::string was a third of `list --json`).
+/// Maps a fresh buffer's pages in one call instead of one page fault per 4 KiB as it is
+/// written: `list --json` on 10,000 tickets writes 4 MB, a thousand faults, and on a virtual
+/// machine each fault is a trap. Best effort: a kernel without MADV_POPULATE_WRITE (before
+/// 5.14) refuses and the pages fault in as before.
+void populate(char* data, std::size_t bytes) {
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + page - 1) / page * page;
+    const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / page * page;
+    if (end <= begin + 16 * page) return;  // small: not worth a system call
+#ifdef MADV_POPULATE_WRITE
+    (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+#endif
+}
+
 void append_field(std::string& out, std::string_view key, long long value) {
     out += key;
     const fmt::format_int text{value};
@@ -174,6 +190,7 @@ void append_entry_json(std::string& out, const Catalog& catalog, const CatalogEn
 std::string entries_json(const Catalog& catalog, const std::vector<const CatalogEntry*>& entries) {
     std::string out;
     out.reserve(entries.size() * 420 + 4);
+    populate(out.data(), out.capacity());
     out += '[';
     for (std::size_t i = 0; i < entries.size(); ++i) {
         if (i > 0) out += ',';
