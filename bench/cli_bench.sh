@@ -26,6 +26,7 @@ for n in 1000 10000; do
   "$TIME" "$RUNS" "ready" -- "$BOARD" ready --board "$dir"
   "$TIME" "$RUNS" "next" -- "$BOARD" next --board "$dir"
   "$TIME" "$RUNS" "next --awaiting" -- "$BOARD" next --awaiting --board "$dir"
+  "$TIME" "$RUNS" "show (one ticket)" -- "$BOARD" show PROJ-$((n / 2)) --board "$dir"
 done
 
 # Writes: each run appends one durable event (write + fdatasync) and refreshes the snapshot.
@@ -34,3 +35,5 @@ dir=$SCRATCH/b1000
 "$TIME" "$RUNS" "note (fsync)" -- "$BOARD" note PROJ-7 "a note from the benchmark" --board "$dir"
 "$TIME" 1 "list --json after the writes" -- "$BOARD" list --json --board "$dir"
 "$TIME" "$RUNS" "board --version (process floor)" -- "$BOARD" --version
+# What any process costs on this machine right now: compare every row above with it.
+"$TIME" "$RUNS" "/bin/true (machine floor)" -- /bin/true
