@@ -120,6 +120,7 @@ public:
 
     int run() {
         if (const int code = lock_board(); code != 0) return code;
+        if (const int code = start_http(); code != 0) return code;
         asio::co_spawn(io_, main_loop(), [this](std::exception_ptr e) {
             if (!e) return;
             try {
@@ -199,6 +200,35 @@ private:
         const std::string pid = std::to_string(::getpid()) + "\n";
         if (::ftruncate(lock_fd_, 0) == 0) {
             [[maybe_unused]] auto n = ::pwrite(lock_fd_, pid.data(), pid.size(), 0);
+        }
+        return 0;
+    }
+
+    // ---- http ---------------------------------------------------------------------------
+
+    int start_http() {
+        if (!options_.http) return 0;
+        http::HttpOptions options;
+        options.board = options_.board_root;
+        options.address = *options_.http;
+        http_ = std::make_unique<http::HttpServer>(io_, options);
+        if (const std::string error = http_->start(); !error.empty()) {
+            reporter_.problem("board-daemon: --http: " + error);
+            http_.reset();
+            return 3;
+        }
+        if (http_->token().empty() || http_->token_generated()) {
+            reporter_.message("the board's page: " + http_->page_url());
+            if (http_->token_generated())
+                reporter_.message(
+                    "that address holds the new token of .board/http-token: it "
+                    "is shown only this once");
+        } else {
+            const auto at = http_->local_endpoint();
+            reporter_.message(
+                fmt::format("the board's page: http://{}:{}/ (the token is in .board/http-token)",
+                            at.address().to_string(),
+                            at.port()));
         }
         return 0;
     }
@@ -303,6 +333,9 @@ private:
         // A change seen, by the daemon's own write or another's: tell a person what now waits
         // for them. The first look at a ticket (start-up, a new folder) is not news.
         if (entry.ticket && ticket) notifier_.notify_changes(*entry.ticket, *ticket);
+        // The page's live events: every change after the first look (the server noted the
+        // end of every log when it started; a ticket created since is news).
+        if (http_ && looked_once_ && ticket && ticket != entry.ticket) http_->ticket_changed(id);
         entry.ticket = std::move(ticket);
         if (entry.ticket && next_question_deadline(*entry.ticket))
             timed_questions_.insert(id);
@@ -780,6 +813,7 @@ private:
         if (reporter_.live()) asio::co_spawn(io_, tick_live_view(), asio::detached);
         start_watching();
         scan_board();
+        looked_once_ = true;
         recover();
         const auto started = Clock::now();
         auto last_full_scan = Clock::now();
@@ -834,6 +868,7 @@ private:
             wake_pending_ = false;
         }
         finished_ = true;
+        if (http_) http_->stop();
         if (inotify_stream_) inotify_stream_->close();
         signals_.cancel();
         poll_timer_.cancel();
@@ -858,6 +893,8 @@ private:
     fs::path tickets_dir_;
     std::map<std::string, Entry, IdOrder> tickets_;
     Notifier notifier_;
+    std::unique_ptr<http::HttpServer> http_;
+    bool looked_once_ = false;               ///< the first scan of the board is done
     std::set<std::string> timed_questions_;  ///< tickets with a question that can time out
     std::map<std::string, Running, IdOrder> running_;
     std::set<std::string> dirty_;

@@ -9,6 +9,7 @@
 // then runs again); SIGINT/SIGTERM stop gracefully, a second signal kills at once.
 
 #include <board/board_config.hpp>
+#include <board/http.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -33,6 +34,9 @@ struct DaemonOptions {
         text,  ///< one readable line per event
         json,  ///< one JSON object per event or message, for log collectors
     } output = Output::text;
+    /// --http: serve the API, live events and the page on the daemon's io_context
+    /// (docs/http.md). The daemon then runs until stopped, as with --watch.
+    std::optional<http::HttpAddress> http;
 };
 
 /// Runs the daemon on a board whose board.yaml is already loaded. Prints to stdout (events)

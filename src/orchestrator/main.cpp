@@ -63,6 +63,11 @@ int run(int argc, char** argv) {
         ->check(CLI::Range(1, 256));
     app.add_option("--log-format", log_format, "live (a terminal's default), text or json")
         ->check(CLI::IsMember({"live", "text", "json"}));
+    std::string http_address;
+    app.add_option("--http",
+                   http_address,
+                   "Serve the JSON API, live events and the web inbox: PORT (loopback) or "
+                   "ADDR:PORT (any other address needs the token printed at start)");
     app.add_flag("--version", version, "Print the version");
     try {
         app.parse(argc, argv);
@@ -88,6 +93,19 @@ int run(int argc, char** argv) {
         return 2;
     }
     if (max_parallel > 0) options.max_parallel = max_parallel;
+    if (!http_address.empty()) {
+        std::string error;
+        options.http = board::http::parse_http_address(http_address, error);
+        if (!options.http) {
+            std::cerr << "board-daemon: --http " << http_address << ": " << error << '\n';
+            return 2;
+        }
+        if (once) {
+            std::cerr << "board-daemon: --http serves until stopped; it cannot go with --once\n";
+            return 2;
+        }
+        watch = true;  // a page that vanishes when the board goes quiet would be no inbox
+    }
     options.mode = watch  ? DaemonOptions::Mode::watch
                    : once ? DaemonOptions::Mode::once
                           : DaemonOptions::Mode::until_idle;

@@ -12,10 +12,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <netinet/in.h>
+#include <poll.h>
 #include <random>
+#include <regex>
 #include <spawn.h>
 #include <sstream>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -666,4 +670,61 @@ TEST_CASE(
                                  "' rev-parse --verify --quiet refs/heads/board/" + id +
                                  " >/dev/null";
     CHECK(std::system(branches.c_str()) == 0);
+}
+
+TEST_CASE("with --http, the live events carry the daemon's and the CLI's appends") {
+    TestBoard board("http");
+    Child daemon = board.start_daemon({"--http", "127.0.0.1:0", "--timeout", "60s"});
+    // The daemon prints where it listens (port 0: one the kernel chose).
+    int port = 0;
+    const std::regex page{R"(the board's page: http://127\.0\.0\.1:([0-9]+)/)"};
+    for (auto deadline = std::chrono::steady_clock::now() + 20s;
+         port == 0 && std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(20ms)) {
+        std::smatch m;
+        const std::string out = daemon.stdout_text();
+        if (std::regex_search(out, m, page)) port = std::stoi(m[1].str());
+    }
+    REQUIRE(port > 0);
+
+    const int sock = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(sock >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    const std::string request =
+        "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n";
+    REQUIRE(::write(sock, request.data(), request.size()) == static_cast<ssize_t>(request.size()));
+    std::string stream;
+    auto read_until = [&](const std::string& needle, std::chrono::milliseconds limit) {
+        const auto deadline = std::chrono::steady_clock::now() + limit;
+        while (stream.find(needle) == std::string::npos &&
+               std::chrono::steady_clock::now() < deadline) {
+            pollfd p{sock, POLLIN, 0};
+            if (::poll(&p, 1, 50) <= 0) continue;
+            char buffer[4096];
+            const ssize_t n = ::read(sock, buffer, sizeof buffer);
+            if (n <= 0) break;
+            stream.append(buffer, static_cast<std::size_t>(n));
+        }
+        return stream.find(needle) != std::string::npos;
+    };
+    REQUIRE(read_until("event: hello", 10s));
+
+    // A ticket made by the CLI is picked up by the daemon and run by the fake agent: the
+    // stream shows the CLI's `created` and the daemon's run, in the log's order.
+    const std::string id = board.create("watched from the page");
+    CHECK(read_until("\"ticket\":\"" + id + "\"", 10s));
+    CHECK(read_until("run-finished", 20s));
+    const auto created = stream.find("created");
+    const auto started = stream.find("run-started");
+    const auto finished = stream.find("run-finished");
+    CHECK(created < started);
+    CHECK(started < finished);
+    ::close(sock);
+
+    ::kill(daemon.pid, SIGTERM);
+    CHECK(daemon.wait(30s) == 0);
 }
