@@ -81,7 +81,9 @@ struct HttpOptions {
 class HttpServer {
 public:
     HttpServer(boost::asio::io_context& io, HttpOptions options);
-    ~HttpServer();  ///< stops
+    /// Stops, directly: destroy it on the io_context's thread or once that thread has left
+    /// run(). Handlers still queued keep the internals alive until they finish.
+    ~HttpServer();
     HttpServer(const HttpServer&) = delete;
     HttpServer& operator=(const HttpServer&) = delete;
 
