@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <system_error>
 #include <thread>
 #include <unistd.h>
 
@@ -330,14 +331,18 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
         }
     };
     constexpr std::size_t split_above = 2048;  // below, starting a thread costs more than it saves
+    std::thread helper;
+    std::size_t mine = entries.size();
     if (entries.size() > split_above) {
-        const std::size_t half = entries.size() / 2;
-        std::thread helper{stat_range, half, entries.size()};
-        stat_range(0, half);
-        helper.join();
-    } else {
-        stat_range(0, entries.size());
+        try {
+            helper = std::thread{stat_range, entries.size() / 2, entries.size()};
+            mine = entries.size() / 2;
+        } catch (const std::system_error&) {
+            // No thread to be had (a process limit): this one stats them all.
+        }
     }
+    stat_range(0, mine);
+    if (helper.joinable()) helper.join();
     std::size_t present = 0;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         if (!found[i]) continue;
