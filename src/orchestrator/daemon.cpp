@@ -73,30 +73,35 @@ std::string artifact_file_name(Status phase) {
 
 /// The process a pid file names, if it is still the agent of that run: its environment must
 /// hold the run's BOARD_TICKET and BOARD_RUN (pids are reused).
-/// The processes still running as an agent of `run` on the ticket in `ticket_dir`: every
-/// agent is started with BOARD_TICKET_DIR and BOARD_RUN in its environment, and whatever it
-/// starts inherits them, so /proc finds them with no pid file written per run (a file created
-/// and deleted per run costs more than the scan, which runs only at a restart after a crash).
-/// The directory is compared as a file, so another board's PROJ-1 run 0001 is never taken.
-std::vector<int> agents_left_running(const fs::path& ticket_dir, const std::string& run) {
-    std::vector<int> found;
+/// A process started as an agent (or by one): what its environment says it runs for.
+struct AgentProcessFound {
+    int pid = 0;
+    std::string ticket_dir;  ///< BOARD_TICKET_DIR
+    std::string run;         ///< BOARD_RUN
+};
+
+/// Every process with BOARD_TICKET_DIR and BOARD_RUN in its environment. Every agent is
+/// started with both, and whatever it starts inherits them, so /proc finds the agents a dead
+/// daemon left running with no pid file written per run (a file created and deleted per run
+/// costs more than this scan, which runs once, at start-up).
+std::vector<AgentProcessFound> processes_with_a_board_run() {
+    std::vector<AgentProcessFound> found;
     std::error_code ec;
     for (const auto& proc : fs::directory_iterator("/proc", ec)) {
         const std::string name = proc.path().filename().string();
         if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
         const std::string environ_text = read_small_file(proc.path() / "environ", 1 << 20);
-        std::string_view run_value, dir_value;
+        AgentProcessFound p;
         for (std::size_t at = 0; at < environ_text.size();) {
             const auto end = std::min(environ_text.find('\0', at), environ_text.size());
             const std::string_view kv{environ_text.data() + at, end - at};
-            if (kv.starts_with("BOARD_RUN=")) run_value = kv.substr(10);
-            if (kv.starts_with("BOARD_TICKET_DIR=")) dir_value = kv.substr(17);
+            if (kv.starts_with("BOARD_RUN=")) p.run = kv.substr(10);
+            if (kv.starts_with("BOARD_TICKET_DIR=")) p.ticket_dir = kv.substr(17);
             at = end + 1;
         }
-        if (run_value != run || dir_value.empty()) continue;
-        std::error_code same_ec;
-        if (fs::equivalent(fs::path{dir_value}, ticket_dir, same_ec))
-            found.push_back(std::atoi(name.c_str()));
+        if (p.run.empty() || p.ticket_dir.empty()) continue;
+        p.pid = std::atoi(name.c_str());
+        found.push_back(std::move(p));
     }
     return found;
 }
@@ -752,19 +757,28 @@ private:
     /// the run is finished from its saved output when that ends with a signal, else recorded
     /// as interrupted (and the phase runs again).
     void recover() {
+        std::optional<std::vector<AgentProcessFound>> found;
         for (auto& [id, entry] : tickets_) {
             if (!entry.ticket || !entry.ticket->run) continue;
             const Run run = *entry.ticket->run;
             const fs::path runs = tickets_dir_ / id / "runs";
             const std::string stem = run.id + "-" + std::string{to_string(run.phase)};
-            for (const int pid : agents_left_running(tickets_dir_ / id, run.id)) {
+            if (!found) found = processes_with_a_board_run();  // once, and only if needed
+            for (const auto& agent : *found) {
+                // The directory is compared as a file, so another board's PROJ-1 run 0001
+                // is never taken for this one's.
+                std::error_code same_ec;
+                if (agent.run != run.id ||
+                    !fs::equivalent(agent.ticket_dir, tickets_dir_ / id, same_ec))
+                    continue;
                 // Its whole group: the agent and what it started.
-                if (const pid_t group = ::getpgid(pid); group > 0) signal_group(group, SIGKILL);
+                if (const pid_t group = ::getpgid(agent.pid); group > 0)
+                    signal_group(group, SIGKILL);
                 reporter_.message(
                     fmt::format("{}: stopped the agent of run {} left by the last daemon (pid {})",
                                 id,
                                 run.id,
-                                pid));
+                                agent.pid));
             }
             OutputCapture capture;
             std::ifstream saved(runs / (stem + ".log"), std::ios::binary);
