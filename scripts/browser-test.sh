@@ -7,11 +7,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${1:-build/dev}
 
-if ! command -v chromium >/dev/null; then
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v npm >/dev/null || missing+=(nodejs npm)
+if ((${#missing[@]})); then
   sudo=""
   [[ $(id -u) -eq 0 ]] || sudo="sudo"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
 

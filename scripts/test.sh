@@ -15,8 +15,9 @@ cmake --workflow --preset reducer-only
 step "all components under ASan + UBSan"
 cmake --workflow --preset asan-ubsan
 
-step "release build"
-cmake --workflow --preset release
+step "release build (its tests are the ASan run's; the release binaries serve the benchmarks and the browser)"
+cmake --preset release >/dev/null
+cmake --build --preset release
 
 step "benchmarks, smoke run (figures: docs/benchmarks.md)"
 for bench in build/release/bench/board_*_bench; do
@@ -28,6 +29,9 @@ done
 (cd build/release && ./bench/board_daemon_bench src/orchestrator/board-daemon bench/board_null_agent \
   bench/board_gen --tickets 20 --rounds 1 --rss-tickets 200 >/dev/null)
 echo "ok  board_daemon_bench"
+
+step "the web page in headless Chromium (approve, reject with feedback, a live column move)"
+scripts/browser-test.sh build/release
 
 step "fuzz the log line decoder (libFuzzer, 60 s)"
 cmake --preset fuzz >/dev/null
