@@ -92,6 +92,12 @@ public:
     /// In id order (id_less).
     const std::vector<CatalogEntry>& entries() const { return entries_; }
 
+    /// Puts `entry` in place of the ticket with its id, as if the catalog were built again
+    /// with it (for a caller that follows a board as it changes, e.g. the daemon). False, and
+    /// nothing changed, when that id is not in the catalog: adding a ticket means building
+    /// anew. Pointers from earlier queries stay valid but may show the new state.
+    bool replace(CatalogEntry entry);
+
     const CatalogEntry* find(std::string_view id) const;
 
     /// The ticket's status for people: an epic's derived completion shows it `done`.
@@ -132,6 +138,7 @@ public:
 
 private:
     bool matches(const CatalogEntry& entry, const NextFilter& filter) const;
+    void index_epics();  ///< epics_ and epic_in_flight_ from entries_
     std::vector<const CatalogEntry*> in_next_order(std::vector<const CatalogEntry*> picked) const;
 
     std::vector<CatalogEntry> entries_;

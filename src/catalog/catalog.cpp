@@ -58,6 +58,24 @@ Catalog::Catalog(std::vector<CatalogEntry> entries)
         std::sort(entries_.begin(), entries_.end(), by_id);
     by_id_.reserve(entries_.size());
     for (std::size_t i = 0; i < entries_.size(); ++i) by_id_.emplace(entries_[i].ticket.id, i);
+    index_epics();
+}
+
+bool Catalog::replace(CatalogEntry entry) {
+    const auto it = by_id_.find(entry.ticket.id);
+    if (it == by_id_.end()) return false;
+    const std::size_t at = it->second;
+    // The keys are views into the entries: re-key before the old strings go away.
+    by_id_.erase(it);
+    entries_[at] = std::move(entry);
+    by_id_.emplace(entries_[at].ticket.id, at);
+    index_epics();
+    return true;
+}
+
+void Catalog::index_epics() {
+    epics_.clear();
+    epic_in_flight_.clear();
     for (const auto& e : entries_) {
         const Ticket& t = e.ticket;
         if (t.parent.empty()) continue;

@@ -495,3 +495,46 @@ TEST_CASE("a board without tickets/ is an error naming the folder", "[catalog][l
     REQUIRE(std::holds_alternative<CatalogError>(result));
     CHECK_THAT(std::get<CatalogError>(result).message, Catch::Contains("no-such-board-here"));
 }
+
+TEST_CASE("replace: a catalog that follows changes answers as one built afresh",
+          "[catalog][replace]") {
+    Ticket epic = make("P-1");
+    epic.type = TicketType::epic;
+    Ticket child = make("P-2", 2, 1);
+    child.parent = "P-1";
+    Ticket sibling = make("P-3", 2, 2);
+    sibling.parent = "P-1";
+    sibling.status = Status::done;
+    sibling.resolution = Resolution::completed;
+    Ticket standalone = make("P-4", 1, 3);
+    // A long id: its string is on the heap, so a stale view of it would dangle (ASan).
+    Ticket long_id = make("P-1000000000000000000000000000000", 3, 4);
+    std::vector<Ticket> board{epic, child, sibling, standalone, long_id};
+    Catalog followed = catalog_of(board);
+    REQUIRE(followed.ready(Policy{}, {}).size() == 3);
+
+    // The child runs, then finishes: the epic is done; the standalone ticket is cancelled.
+    child.status = Status::research;
+    child.run = running(Status::research);
+    REQUIRE(followed.replace(summarize(child)));
+    CHECK(followed.epic_state(sibling) == EpicState::in_flight);
+    child.run.reset();
+    child.status = Status::done;
+    child.resolution = Resolution::completed;
+    standalone.status = Status::done;
+    standalone.resolution = Resolution::wont_do;
+    long_id.priority = 0;
+    for (const Ticket& t : {child, standalone, long_id}) REQUIRE(followed.replace(summarize(t)));
+    CHECK_FALSE(followed.replace(summarize(make("P-9"))));  // not on the board: build anew
+
+    const Catalog fresh = catalog_of({epic, child, sibling, standalone, long_id});
+    CHECK(ids(followed.ready(Policy{}, {})) == ids(fresh.ready(Policy{}, {})));
+    ListFilter everything;
+    everything.all = true;
+    CHECK(ids(followed.list(everything)) == ids(fresh.list(everything)));
+    CHECK(followed.epic_progress("P-1").complete);
+    CHECK(followed.epic_progress("P-1").done == 2);
+    CHECK(followed.find(long_id.id) != nullptr);
+    CHECK(followed.find(long_id.id)->ticket.priority == 0);
+    CHECK(followed.entries() == fresh.entries());
+}

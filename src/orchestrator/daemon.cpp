@@ -352,6 +352,10 @@ private:
         // The page's live events: every change after the first look (the server noted the
         // end of every log when it started; a ticket created since is news).
         if (http_ && looked_once_ && ticket && ticket != entry.ticket) http_->ticket_changed(id);
+        if (!entry.ticket || !ticket)
+            catalog_stale_ = true;  // a ticket appears or goes: build the catalog anew
+        else
+            changed_since_plan_.insert(id);
         entry.ticket = ticket ? kept_between_runs(*ticket) : nullptr;
         if (entry.ticket && next_question_deadline(*entry.ticket))
             timed_questions_.insert(id);
@@ -529,11 +533,7 @@ private:
             return wake_at;
         const auto now = Clock::now();
         const UnixMillis wall = now_ms();
-        std::vector<CatalogEntry> entries;
-        entries.reserve(tickets_.size());
-        for (const auto& [id, entry] : tickets_)
-            if (entry.ticket) entries.push_back(summarize(*entry.ticket));
-        const Catalog catalog(std::move(entries));
+        const Catalog& catalog = current_catalog();
         // What this pass's launches changed: next_action sees WIP as it will be.
         std::array<int, all_statuses.size()> entered{};
         std::array<int, all_statuses.size()> started{};
@@ -569,6 +569,30 @@ private:
             begin_run(id, *start);
         }
         return wake_at;
+    }
+
+    /// The board as the planner sees it: built once, then each changed ticket replaced, so a
+    /// pass costs the tickets that changed, not the board (a run changes one ticket).
+    const Catalog& current_catalog() {
+        if (!catalog_stale_) {
+            for (const auto& id : changed_since_plan_) {
+                const auto& entry = tickets_.at(id);
+                if (!entry.ticket || !catalog_->replace(summarize(*entry.ticket))) {
+                    catalog_stale_ = true;
+                    break;
+                }
+            }
+        }
+        changed_since_plan_.clear();
+        if (catalog_stale_) {
+            std::vector<CatalogEntry> entries;
+            entries.reserve(tickets_.size());
+            for (const auto& [id, entry] : tickets_)
+                if (entry.ticket) entries.push_back(summarize(*entry.ticket));
+            catalog_.emplace(std::move(entries));
+            catalog_stale_ = false;
+        }
+        return *catalog_;
     }
 
     // ---- running ------------------------------------------------------------------------
@@ -919,8 +943,12 @@ private:
     std::map<std::string, Entry, IdOrder> tickets_;
     Notifier notifier_;
     std::unique_ptr<http::HttpServer> http_;
-    bool looked_once_ = false;               ///< the first scan of the board is done
-    std::set<std::string> timed_questions_;  ///< tickets with a question that can time out
+    bool looked_once_ = false;  ///< the first scan of the board is done
+    std::set<std::string> timed_questions_;
+    std::optional<Catalog> catalog_;            ///< see current_catalog()
+    bool catalog_stale_ = true;                 ///< build it anew at the next pass
+    std::set<std::string> changed_since_plan_;  ///< tickets to replace in it  ///< tickets with a
+                                                ///< question that can time out
     std::map<std::string, Running, IdOrder> running_;
     std::set<std::string> dirty_;
     std::map<int, std::string> watched_;
