@@ -31,7 +31,13 @@ done
 echo "ok  board_daemon_bench"
 
 step "the web page in headless Chromium (approve, reject with feedback, a live column move)"
-scripts/browser-test.sh build/release
+status=0
+scripts/browser-test.sh build/release || status=$?
+if ((status == 77)); then
+  echo "SKIPPED: the browser test (playwright-core could not be installed from npm here)"
+elif ((status != 0)); then
+  exit "$status"
+fi
 
 step "fuzz the log line decoder (libFuzzer, 60 s)"
 cmake --preset fuzz >/dev/null
