@@ -45,5 +45,6 @@ Your turn. In this shell:
   board approve PROJ-4 "Ship it"    # pass the review: PROJ-4 is done
   board reject PROJ-2 "Use the existing cache helper"   # the next plan is redone with your feedback
   board-daemon --watch              # keeps working as you answer (Ctrl-C stops it gracefully)
+  board-daemon --http 8080          # the same, plus the inbox page at http://127.0.0.1:8080/
   board replay PROJ-1 --diff        # why a ticket is where it is, event by event
 NEXT
