@@ -1,5 +1,7 @@
 #include "http/event_feed.hpp"
 
+#include "event_log/posix_file.hpp"
+
 #include <board/board_dir.hpp>
 #include <board/codec.hpp>
 #include <board/event_log.hpp>
@@ -16,28 +18,19 @@ namespace fs = std::filesystem;
 namespace board::http {
 namespace {
 
-/// Closes a descriptor on every path out.
-struct Fd {
-    int fd = -1;
+using event_log_detail::Fd;
 
-    ~Fd() {
-        if (fd >= 0) ::close(fd);
-    }
-};
-
-/// Reads [offset, size) of `fd` whole (logs grow by small appends between reads).
-bool read_range(int fd, std::uint64_t offset, std::uint64_t size, std::string& out) {
-    out.resize(size - offset);
-    std::size_t done = 0;
-    while (done < out.size()) {
-        const ssize_t n =
-            ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        done += static_cast<std::size_t>(n);
-    }
-    out.resize(done);
-    return true;
+/// [offset, size) of the log (it grows by small appends between reads), or nullopt when it
+/// cannot be read: nothing is sent and the next poll tries again.
+std::optional<std::string> read_range(int fd,
+                                      std::uint64_t offset,
+                                      std::uint64_t size,
+                                      const std::string& path) {
+    std::string out(size - offset, '\0');
+    const auto read = event_log_detail::pread_full(fd, out.data(), out.size(), offset, path);
+    if (!std::holds_alternative<std::size_t>(read)) return std::nullopt;
+    out.resize(std::get<std::size_t>(read));
+    return out;
 }
 
 }  // namespace
@@ -93,11 +86,11 @@ std::vector<FeedEvent> EventFeed::poll(std::string_view ticket) {
     if (!is_valid_ticket_id(ticket)) return out;  // before any path is formed
     const fs::path log = tickets_ / std::string{ticket} / std::string{log_file_name};
     Fd file{::open(log.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
-    if (file.fd < 0) return out;
+    if (!file) return out;
 
     struct stat st {};
 
-    if (::fstat(file.fd, &st) != 0 || !S_ISREG(st.st_mode)) return out;
+    if (::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode)) return out;
     Tail& tail = tails_.try_emplace(std::string{ticket}).first->second;
     const auto size = static_cast<std::uint64_t>(st.st_size);
     if (tail.inode != st.st_ino || size < tail.offset) {
@@ -112,18 +105,19 @@ std::vector<FeedEvent> EventFeed::poll(std::string_view ticket) {
     if (start > 0) {
         // Primed from the size alone while a writer was mid-line: resume at the next line.
         char before = '\n';
-        if (::pread(file.fd, &before, 1, static_cast<off_t>(start - 1)) != 1) return out;
+        if (::pread(file.get(), &before, 1, static_cast<off_t>(start - 1)) != 1) return out;
         if (before != '\n') {
-            std::string rest;
-            read_range(file.fd, start, size, rest);
-            const auto nl = rest.find('\n');
+            const auto rest = read_range(file.get(), start, size, log.string());
+            if (!rest) return out;
+            const auto nl = rest->find('\n');
             if (nl == std::string::npos) return out;  // still mid-line
             start += nl + 1;
             tail.offset = start;
         }
     }
-    std::string text;
-    read_range(file.fd, start, size, text);
+    auto read = read_range(file.get(), start, size, log.string());
+    if (!read) return out;
+    std::string& text = *read;
     const auto last_nl = text.rfind('\n');
     if (last_nl == std::string::npos) return out;  // a line still being written
     text.resize(last_nl + 1);

@@ -1,5 +1,7 @@
 #include "http/security.hpp"
 
+#include "event_log/posix_file.hpp"
+
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -12,13 +14,7 @@ namespace fs = std::filesystem;
 namespace board::http {
 namespace {
 
-struct Fd {
-    int fd = -1;
-
-    ~Fd() {
-        if (fd >= 0) ::close(fd);
-    }
-};
+using event_log_detail::Fd;
 
 bool read_all(int fd, std::string& out, std::uint64_t limit) {
     char buf[16384];
@@ -79,11 +75,11 @@ std::optional<std::string> load_or_create_token(const fs::path& board,
         return std::nullopt;
     }
     Fd out{::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)};
-    if (out.fd >= 0) {
+    if (out) {
         std::array<unsigned char, 32> raw{};
         Fd random{::open("/dev/urandom", O_RDONLY | O_CLOEXEC)};
-        if (random.fd < 0 ||
-            ::read(random.fd, raw.data(), raw.size()) != static_cast<ssize_t>(raw.size())) {
+        if (!random ||
+            ::read(random.get(), raw.data(), raw.size()) != static_cast<ssize_t>(raw.size())) {
             error = "cannot read /dev/urandom";
             ::unlink(file.c_str());
             return std::nullopt;
@@ -95,8 +91,8 @@ std::optional<std::string> load_or_create_token(const fs::path& board,
             token.push_back(digits[b & 15]);
         }
         const std::string line = token + "\n";
-        if (::write(out.fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()) ||
-            ::fsync(out.fd) != 0) {
+        if (::write(out.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size()) ||
+            ::fsync(out.get()) != 0) {
             error = "cannot write " + file.string() + ": " + std::strerror(errno);
             ::unlink(file.c_str());
             return std::nullopt;
@@ -112,7 +108,7 @@ std::optional<std::string> load_or_create_token(const fs::path& board,
 
     struct stat st {};
 
-    if (in.fd < 0 || ::fstat(in.fd, &st) != 0) {
+    if (!in || ::fstat(in.get(), &st) != 0) {
         error = "cannot read " + file.string() + ": " + std::strerror(errno);
         return std::nullopt;
     }
@@ -121,7 +117,7 @@ std::optional<std::string> load_or_create_token(const fs::path& board,
         return std::nullopt;
     }
     std::string token;
-    if (!read_all(in.fd, token, 4096)) {
+    if (!read_all(in.get(), token, 4096)) {
         error = "cannot read " + file.string();
         return std::nullopt;
     }
@@ -227,14 +223,14 @@ std::optional<std::string> read_confined(const fs::path& ticket_dir,
         return std::nullopt;
     }
     Fd dir{::open(ticket_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
-    if (dir.fd < 0) {
+    if (!dir) {
         missing = errno == ENOENT;
         error = "cannot open the ticket folder: " + std::string{std::strerror(errno)};
         return std::nullopt;
     }
     const std::string file{name};
-    Fd in{::openat(dir.fd, file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)};
-    if (in.fd < 0) {
+    Fd in{::openat(dir.get(), file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)};
+    if (!in) {
         missing = errno == ENOENT;
         error = errno == ELOOP ? file + " is a symbolic link: not served"
                                : "cannot open " + file + ": " + std::strerror(errno);
@@ -243,7 +239,7 @@ std::optional<std::string> read_confined(const fs::path& ticket_dir,
 
     struct stat st {};
 
-    if (::fstat(in.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (::fstat(in.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
         error = file + " is not a regular file";
         return std::nullopt;
     }
@@ -252,7 +248,7 @@ std::optional<std::string> read_confined(const fs::path& ticket_dir,
         return std::nullopt;
     }
     std::string out;
-    if (!read_all(in.fd, out, max_bytes)) {
+    if (!read_all(in.get(), out, max_bytes)) {
         error = "cannot read " + file;
         return std::nullopt;
     }
