@@ -1,3 +1,5 @@
+#include "support/temp_dir.hpp"
+
 #include <board/board_dir.hpp>
 
 #include <catch2/catch.hpp>
@@ -24,26 +26,9 @@ using namespace std::chrono_literals;
 using Catch::Matchers::Contains;
 
 /// A fresh folder under the temp dir, removed at scope exit.
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "board_dir_test_XXXXXX").string();
-        if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        path_ = pattern;
-    }
-
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
+struct TempDir : testing::TempDir {
+    TempDir()
+        : testing::TempDir("board_dir_test_") {}
 };
 
 void touch(const fs::path& file) {

@@ -1,3 +1,5 @@
+#include "support/temp_dir.hpp"
+
 #include <board/codec.hpp>
 #include <board/event_log.hpp>
 
@@ -32,26 +34,9 @@ namespace {
 constexpr UnixMillis t0 = 1'795'000'000'000;
 
 /// A fresh folder under `root` (the system temp dir by default), removed at scope exit.
-class TempDir {
-public:
-    explicit TempDir(const fs::path& root = fs::temp_directory_path()) {
-        std::string pattern = (root / "board-event-log-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path_ = pattern;
-    }
-
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
+struct TempDir : testing::TempDir {
+    explicit TempDir(const fs::path& root = fs::temp_directory_path())
+        : testing::TempDir("board-event-log-", root) {}
 };
 
 std::string read_file(const fs::path& path) {

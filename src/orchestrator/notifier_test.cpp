@@ -2,6 +2,8 @@
 
 #include "orchestrator/notifier.hpp"
 
+#include "support/temp_dir.hpp"
+
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
@@ -37,18 +39,9 @@ Question question(std::string id) {
     return q;
 }
 
-struct TempDir {
-    fs::path dir;
-
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "board-notify-XXXXXX").string();
-        dir = ::mkdtemp(pattern.data());
-    }
-
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
+struct TempDir : testing::TempDir {
+    TempDir()
+        : testing::TempDir("board-notify-") {}
 };
 
 std::string slurp(const fs::path& file) {
@@ -115,7 +108,7 @@ TEST_CASE("the command gets the details in its environment and as JSON on stdin"
     // The test's command is a shell script; the notifier itself never uses a shell.
     config.command = {
         "/bin/sh", "-c", "env | grep '^BOARD_' | sort > env.txt; cat > stdin.json; pwd > cwd.txt"};
-    Notifier notifier(config, tmp.dir);
+    Notifier notifier(config, tmp.path());
     Ticket after = ticket(Awaiting::input);
     after.handoff = Handoff::question;
     after.questions.push_back(question("q1"));
@@ -125,18 +118,18 @@ TEST_CASE("the command gets the details in its environment and as JSON on stdin"
     CHECK(notifier.started() == 1);
     wait_idle(notifier);
     CHECK(notifier.failed() == 0);
-    const auto env = slurp(tmp.dir / "env.txt");
+    const auto env = slurp(tmp.path() / "env.txt");
     CHECK(env.find("BOARD_TICKET=PROJ-7\n") != std::string::npos);
     CHECK(env.find("BOARD_TICKET=stale") == std::string::npos);
     CHECK(env.find("BOARD_REASON=question\n") != std::string::npos);
     CHECK(env.find("BOARD_AWAITING=input\n") != std::string::npos);
     CHECK(env.find("BOARD_QUESTION_ID=PROJ-7.q1\n") != std::string::npos);
-    CHECK(env.find("BOARD_DIR=" + tmp.dir.string()) != std::string::npos);
-    const auto json = boost::json::parse(slurp(tmp.dir / "stdin.json"));
+    CHECK(env.find("BOARD_DIR=" + tmp.path().string()) != std::string::npos);
+    const auto json = boost::json::parse(slurp(tmp.path() / "stdin.json"));
     CHECK(json.at("ticket") == "PROJ-7");
     CHECK(json.at("question") == "SQLite or Postgres?");
     CHECK(json.at("options").as_array().size() == 2);
-    CHECK(slurp(tmp.dir / "cwd.txt") == fs::canonical(tmp.dir).string() + "\n");
+    CHECK(slurp(tmp.path() / "cwd.txt") == fs::canonical(tmp.path()).string() + "\n");
 }
 
 TEST_CASE("notifying never waits: bounded in flight, killed after the timeout", "[notifier]") {
@@ -145,7 +138,7 @@ TEST_CASE("notifying never waits: bounded in flight, killed after the timeout", 
     config.command = {"sleep", "30"};
     config.timeout = std::chrono::milliseconds(200);
     config.max_parallel = 2;
-    Notifier notifier(config, tmp.dir);
+    Notifier notifier(config, tmp.path());
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < 3; ++i) notifier.notify_changes(ticket(), ticket(Awaiting::approval));
     CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
@@ -166,13 +159,13 @@ TEST_CASE("a command that cannot start is counted, not thrown - none configured 
     TempDir tmp;
     NotifyConfig config;
     config.command = {"/nonexistent/notify"};
-    Notifier notifier(config, tmp.dir);
+    Notifier notifier(config, tmp.path());
     notifier.notify_changes(ticket(), ticket(Awaiting::approval));
     wait_idle(notifier);
     CHECK(notifier.failed() == 1);
     CHECK_FALSE(notifier.last_error().empty());
 
-    Notifier off(NotifyConfig{}, tmp.dir);
+    Notifier off(NotifyConfig{}, tmp.path());
     off.notify_changes(ticket(), ticket(Awaiting::approval));
     CHECK(off.started() == 0);
 }

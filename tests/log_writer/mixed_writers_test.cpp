@@ -1,6 +1,8 @@
 // Issue 3's second concurrency run: real processes adding notes to existing tickets while
 // they create new ones on the same board, each as `board note` and `board create` do it.
 // Nothing may be lost, duplicated or misnumbered, and the built `board verify` must agree.
+#include "support/temp_dir.hpp"
+
 #include <board/board_config.hpp>
 #include <board/board_dir.hpp>
 #include <board/event_log.hpp>
@@ -34,30 +36,10 @@ using namespace board;
 namespace {
 
 /// A scratch folder in memory if the machine has one: the test is about locks, not the disk.
-class TempDir {
-public:
-    TempDir() {
-        std::error_code ec;
-        const fs::path base =
-            fs::is_directory("/dev/shm", ec) ? fs::path{"/dev/shm"} : fs::temp_directory_path();
-        std::string pattern = (base / "board-mixed-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path_ = pattern;
-    }
-
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
+fs::path scratch_root() {
+    std::error_code ec;
+    return fs::is_directory("/dev/shm", ec) ? fs::path{"/dev/shm"} : fs::temp_directory_path();
+}
 
 std::string slurp(const fs::path& path) {
     std::ifstream in{path, std::ios::binary};
@@ -106,7 +88,7 @@ Ran run_board(const fs::path& scratch, std::vector<std::string> args) {
 
 TEST_CASE("8 processes adding notes and creating tickets on one board lose and duplicate nothing",
           "[log_writer][processes]") {
-    TempDir tmp;
+    const testing::TempDir tmp{"board-mixed-", scratch_root()};
     // The board and its two seed tickets through the library: an ASan `board` takes most of a
     // second to start on this VM, and verify below runs the real one.
     const fs::path root = tmp.path() / "board";
