@@ -5,6 +5,7 @@
 #include <board/catalog.hpp>
 #include <board/codec.hpp>
 #include <board/event_log.hpp>
+#include <board/write_generation.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -384,6 +385,59 @@ TEST_CASE("load builds the index once and then trusts it only while the log is u
         std::ofstream{board.root / "tickets" / ".index"} << "board-index 1\nnot\ta\tline\n";
         auto again = load_ok(board);
         CHECK(again.catalog.entries().size() == 2);
+    }
+}
+
+TEST_CASE("an index checked under the current write generation is believed without a stat",
+          "[catalog][load][generation]") {
+    TempBoard board;
+    board.create("P-1", "first");
+    board.create("P-2", "second");
+    REQUIRE(load_ok(board).rebuilt == 2);
+    const fs::path log = board.dir("P-2") / "events.jsonl";
+    const auto edit_by_hand = [&] {
+        // A valid line appended by something that is not a board writer: no generation bump.
+        std::ofstream{log, std::ios::app}
+            << R"({"v":1,"seq":2,"id":"hand","at":"2026-11-21T10:00:00.000Z","by":"human:ana",)"
+            << R"("type":"note","text":"written by hand"})" << '\n';
+    };
+
+    SECTION("a change no board writer announced is not seen until one does") {
+        edit_by_hand();
+        CHECK(load_ok(board).catalog.find("P-2")->notes == 0);  // the index, unchecked
+        bump_write_generation(board.root / "tickets");          // what every writer and `verify` do
+        const auto load = load_ok(board);
+        CHECK(load.rebuilt == 1);
+        CHECK(load.catalog.find("P-2")->notes == 1);
+    }
+    SECTION("a board writer's append anywhere makes the next load check every log") {
+        edit_by_hand();
+        board.commit("P-1", NoteAdded{"through the event log"});
+        const auto load = load_ok(board);
+        CHECK(load.rebuilt == 2);
+        CHECK(load.catalog.find("P-1")->notes == 1);
+        CHECK(load.catalog.find("P-2")->notes == 1);
+    }
+    SECTION("git rewriting its index (checkout, pull, merge) makes the next load check") {
+        fs::create_directories(board.root / ".git");
+        std::ofstream{board.root / ".git" / "index"} << "DIRC one";
+        REQUIRE(load_ok(board).rebuilt == 0);  // the key now names the git index
+        edit_by_hand();
+        std::ofstream{board.root / ".git" / "index"} << "DIRC two, longer";
+        const auto load = load_ok(board);
+        CHECK(load.rebuilt == 1);
+        CHECK(load.catalog.find("P-2")->notes == 1);
+    }
+    SECTION("a removed generation file comes back with a new nonce: nothing old matches") {
+        edit_by_hand();
+        fs::remove(board.root / "tickets" / ".generation");
+        CHECK(load_ok(board).catalog.find("P-2")->notes == 1);
+    }
+    SECTION("a board with a ticket left out checks every log on every load, and warns") {
+        std::ofstream{log, std::ios::app} << "{broken\n{\"v\":1}\n";
+        bump_write_generation(board.root / "tickets");
+        CHECK(load_ok(board).warnings.size() == 1);
+        CHECK(load_ok(board).warnings.size() == 1);
     }
 }
 

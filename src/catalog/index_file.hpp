@@ -1,8 +1,10 @@
 #pragma once
 // `tickets/.index`: the board-wide cache of catalog entries (see include/board/catalog.hpp).
 //
-// Format, version 1: a first line `board-index 1`, then one line per ticket, fields separated
-// by tabs, in this order:
+// Format, version 2: a first line `board-index 2<TAB>KEY`, KEY saying under which write
+// generation, boot and git index the lines were all checked against their logs (`-`: not
+// checked as a whole; see load.cpp), then one line per ticket, fields separated by tabs, in
+// this order:
 //   id, log inode, log size, log mtime (ns), seq, title, type, priority, labels, parent,
 //   blocked_by, status, resolution, awaiting, handoff, requires, run id, run phase,
 //   run started_at, phase_attempts, phase_iterations, phase_started_at, last_failure_at,
@@ -20,7 +22,7 @@
 
 namespace board::catalog_index {
 
-inline constexpr std::string_view header = "board-index 1\n";
+inline constexpr std::string_view header_prefix = "board-index 2\t";
 
 /// The identity of a log file when its index line was made. An append changes the size; a
 /// replaced file changes the inode; an edit in place changes the mtime.

@@ -6,6 +6,7 @@
 #include <board/catalog.hpp>
 #include <board/codec.hpp>
 #include <board/event_log.hpp>
+#include <board/write_generation.hpp>
 
 #include <fmt/format.h>
 
@@ -231,6 +232,59 @@ void prefault(void* data, std::size_t bytes) {
 #endif
 }
 
+/// The identity of the git index of the work tree holding `board_root`, or `no-git`. Git
+/// rewrites its index on every checkout, pull, merge, reset and stash, which is how a board
+/// kept in git has its logs changed by something other than a board writer.
+std::string git_index_identity(const fs::path& board_root) {
+    std::error_code ec;
+    fs::path dir = fs::absolute(board_root, ec).lexically_normal();
+    if (ec) return "unknown";
+    if (!dir.has_filename()) dir = dir.parent_path();  // a trailing slash
+    while (true) {
+        const fs::path dot_git = dir / ".git";
+
+        struct stat st {};
+
+        if (::stat(dot_git.c_str(), &st) == 0) {
+            fs::path index = dot_git / "index";
+            if (S_ISREG(st.st_mode)) {  // a linked work tree: `gitdir: PATH`
+                const auto text = read_whole(AT_FDCWD, dot_git.string());
+                if (!text || text->rfind("gitdir: ", 0) != 0) return "unknown";
+                std::string target = text->substr(8);
+                while (!target.empty() && (target.back() == '\n' || target.back() == '\r'))
+                    target.pop_back();
+                index = (dir / target) / "index";  // a relative gitdir is relative to `dir`
+            }
+            if (::stat(index.c_str(), &st) != 0) return fmt::format("{} none", index.string());
+            const LogIdentity id = identity_of(st);
+            return fmt::format("{} {} {} {}", index.string(), id.inode, id.size, id.mtime_ns);
+        }
+        if (dir == dir.root_path() || !dir.has_parent_path()) return "no-git";
+        dir = dir.parent_path();
+    }
+}
+
+/// What must be unchanged for the index to be believed without statting every log: the
+/// board's write generation, the boot (a power cut can take back unsynced bumps) and the git
+/// index (a checkout or pull changes logs behind the board's back). Read BEFORE the logs are
+/// checked, so a change during the check leaves a later key. Empty: nothing can vouch.
+std::string freshness_key(int tickets_fd, const fs::path& tickets, const fs::path& board_root) {
+    auto generation = read_write_generation(tickets_fd);
+    if (!generation) {
+        // A board no writer has touched since it was made or copied: start its generation.
+        bump_write_generation(tickets);
+        generation = read_write_generation(tickets_fd);
+    }
+    if (!generation) return {};
+    const std::string boot = boot_id();
+    if (boot.empty()) return {};
+    return fmt::format("{:016x}.{} {} {}",
+                       generation->nonce,
+                       generation->counter,
+                       boot,
+                       git_index_identity(board_root));
+}
+
 }  // namespace
 
 std::optional<std::string> write_snapshot(const fs::path& ticket_dir, const Ticket& ticket) {
@@ -255,14 +309,23 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
     // Mapped, not read: a file replaced by a writer meanwhile (rename) leaves this mapping on
     // the old file, which is the snapshot every line is checked against anyway; a rewrite in
     // place never happens (the index is only ever replaced).
+    const std::string key = freshness_key(tickets_fd.get(), tickets, board_root);
     const MappedFile index_file{tickets_fd.get(), std::string{index_file_name}};
     bool index_dirty = !index_file.opened();
+    bool index_vouched = false;  // its key is the current one: every line is current
+    std::string_view index_key;  // the key the index was written under
     if (index_file.opened()) {
         std::string_view rest = index_file.text();
-        if (rest.substr(0, catalog_index::header.size()) != catalog_index::header) {
+        const auto header_end = rest.find('\n');
+        if (!rest.starts_with(catalog_index::header_prefix) ||
+            header_end == std::string_view::npos) {
             index_dirty = true;
         } else {
-            rest.remove_prefix(catalog_index::header.size());
+            const auto recorded = rest.substr(catalog_index::header_prefix.size(),
+                                              header_end - catalog_index::header_prefix.size());
+            index_key = recorded;
+            index_vouched = !key.empty() && recorded == key;
+            rest.remove_prefix(header_end + 1);
             const auto lines = count_lines(rest);
             entries.reserve(lines + 64);
             identities.reserve(lines + 64);
@@ -313,6 +376,12 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
     //    only while the log's identity is unchanged; a changed log is rebuilt; a gone one
     //    drops its line. The stats are the bulk of a load on a big board (one path walk and
     //    one trap to the hypervisor each), so a second thread takes half of them there.
+    if (index_vouched && !index_dirty) {
+        // No board writer changed a log since every line was checked, the machine has not
+        // rebooted and git has not touched the work tree: the index is the board.
+        load.catalog = Catalog{std::move(entries)};
+        return load;
+    }
     std::vector<char> found(entries.size(), 0);  // the log exists (current or not)
     std::vector<LogIdentity> seen(entries.size());
     const auto stat_range = [&](std::size_t from, std::size_t to) {
@@ -407,14 +476,20 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
         identities.push_back(line.log);
     }
 
-    if (index_dirty) {
+    // The key goes into the index only when this load checked every log and left nothing
+    // out: a ticket left out with a warning must be warned about on every load.
+    const std::string_view recorded_key =
+        key.empty() || !load.warnings.empty() ? std::string_view{"-"} : std::string_view{key};
+    if (index_dirty || index_key != recorded_key) {
         std::vector<std::size_t> order(entries.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
         std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
             return id_less(entries[a].ticket.id, entries[b].ticket.id);
         });
-        std::string text{catalog_index::header};
-        text.reserve(entries.size() * 240);
+        std::string text{catalog_index::header_prefix};
+        text.reserve(entries.size() * 240 + 128);
+        text += recorded_key;
+        text += '\n';
         IndexLine line;
         for (const std::size_t i : order) {
             // append_line wants an IndexLine; the bulk fields are empty, so the copy is small.

@@ -1,6 +1,7 @@
 #include "event_log/posix_file.hpp"
 
 #include <board/event_log.hpp>
+#include <board/write_generation.hpp>
 
 #include <fmt/format.h>
 
@@ -202,10 +203,17 @@ LogResult<std::uint64_t> recover_torn_tail(int fd,
     if (!out) return errno_error(errno, "open", torn_path);
     if (auto e = write_once(out.get(), bytes, torn_path)) return std::move(*e);
     if (auto e = sync_data(out.get(), torn_path)) return std::move(*e);
+    // The cut changes the log: readers that trust an unchanged generation must see it move.
+    const auto tickets_dir = std::filesystem::path{path}.parent_path().parent_path();
+    bump_write_generation(tickets_dir);
     if (::ftruncate(fd, static_cast<off_t>(torn.offset)) != 0) {
-        return errno_error(errno, "ftruncate", path);
+        const int err = errno;
+        bump_write_generation(tickets_dir);
+        return errno_error(err, "ftruncate", path);
     }
-    if (auto e = sync_data(fd, path)) return std::move(*e);
+    auto synced = sync_data(fd, path);
+    bump_write_generation(tickets_dir);
+    if (synced) return std::move(*synced);
     const std::uint64_t moved = end - torn.offset;
     warnings.push_back(fmt::format("{}:{}: recovered a torn tail ({}; {} bytes moved to {})",
                                    path,
@@ -238,6 +246,14 @@ LogResult<Fd> open_for_append(const std::filesystem::path& dir, const std::strin
     return fd;
 }
 
+/// A log found corrupt was changed by something other than a board writer (a disk, a hand
+/// edit): readers that trust an unchanged write generation must look at every log again, so
+/// the board-wide queries warn about it too.
+void report_damage(const LogError& error, const std::filesystem::path& tickets_dir) {
+    if (error.kind == LogError::Kind::corrupt || error.kind == LogError::Kind::newer_version)
+        bump_write_generation(tickets_dir);
+}
+
 UnixMillis system_now() {
     using namespace std::chrono;
     return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
@@ -251,6 +267,7 @@ UnixMillis system_now() {
 struct EventLog::Impl {
     std::filesystem::path dir;
     std::filesystem::path log_path;
+    std::filesystem::path tickets_dir;  ///< where the board's write generation lives
     std::string path;
     LogOptions options;
     Scanner scanner;
@@ -269,6 +286,7 @@ struct EventLog::Impl {
     Impl(std::filesystem::path ticket_dir, LogOptions opts)
         : dir(std::move(ticket_dir))
         , log_path(dir / log_file_name)
+        , tickets_dir(log_path.parent_path().parent_path())
         , path(log_path.string())
         , options(std::move(opts))
         , scanner(path) {
@@ -327,7 +345,10 @@ struct EventLog::Impl {
             remember_id(std::move(event.id));
             return std::optional<LogError>{};
         });
-        if (std::holds_alternative<LogError>(scanned)) forget();
+        if (const auto* e = std::get_if<LogError>(&scanned)) {
+            forget();
+            report_damage(*e, tickets_dir);
+        }
         return scanned;
     }
 
@@ -414,15 +435,20 @@ struct EventLog::Impl {
             append_event(write_buffer, event);
             write_buffer += '\n';
         }
+        // Bumped around the change (write_generation.hpp): before, so a reader that starts
+        // now checks again; after, so one that read the generation mid-write does too.
+        bump_write_generation(tickets_dir);
         std::optional<LogError> failed = write_once(fd, write_buffer, path);
         if (!failed) failed = sync_data(fd, path);
         if (failed) {
             // Not acknowledged, so it must not survive: cut the partial batch away. If even
             // that fails, the next open sees a torn tail or the lines, never a lie.
             [[maybe_unused]] const int ignored = ::ftruncate(fd, static_cast<off_t>(pos.offset));
+            bump_write_generation(tickets_dir);
             forget();  // `ticket` holds the unwritten batch
             return std::move(*failed);
         }
+        bump_write_generation(tickets_dir);
         pos.offset += write_buffer.size();
         pos.line += static_cast<std::int64_t>(batch.size());
         pos.last_seq = batch.back().seq;
@@ -552,7 +578,10 @@ LogResult<ReadReport> read_log(const std::filesystem::path& log_file,
         auto st = stat_fd(fd.get(), path);
         if (auto* e = std::get_if<LogError>(&st)) return std::move(*e);
         auto scanned = scanner.scan(fd.get(), std::get<FileStat>(st).size, pos, sink);
-        if (auto* e = std::get_if<LogError>(&scanned)) return std::move(*e);
+        if (auto* e = std::get_if<LogError>(&scanned)) {
+            report_damage(*e, log_file.parent_path().parent_path());
+            return std::move(*e);
+        }
         torn = std::get<std::optional<Torn>>(scanned);
     }
     if (torn) {

@@ -1,0 +1,93 @@
+#include <board/write_generation.hpp>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <random>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace board {
+namespace {
+
+constexpr std::size_t file_size = 2 * sizeof(std::uint64_t);  // nonce, counter
+
+std::uint64_t random_nonce() {
+    std::random_device device;
+    return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+}
+
+/// Writes a whole new generation file beside `path` and links it into place; losing the race
+/// to another writer is fine (theirs is as good). Best effort: a failure leaves no file.
+void create_generation_file(const std::string& path) {
+    std::uint64_t content[2] = {random_nonce(), 0};
+    const std::string temp = path + "." + std::to_string(::getpid()) + "." +
+                             std::to_string(content[0] & 0xffffff) + ".tmp";
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    const bool written = ::write(fd, content, file_size) == static_cast<ssize_t>(file_size);
+    ::close(fd);
+    if (written) (void)::link(temp.c_str(), path.c_str());
+    ::unlink(temp.c_str());
+}
+
+}  // namespace
+
+void bump_write_generation(const std::filesystem::path& tickets_dir) noexcept {
+    try {
+        const std::string path = (tickets_dir / generation_file_name).string();
+        int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT) {
+            create_generation_file(path);
+            fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+        }
+        if (fd < 0) {
+            if (errno != ENOENT) ::unlink(path.c_str());
+            return;
+        }
+
+        struct stat st {};
+
+        void* mapped = MAP_FAILED;
+        if (::fstat(fd, &st) == 0 && st.st_size == static_cast<off_t>(file_size))
+            mapped = ::mmap(nullptr, file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        ::close(fd);
+        if (mapped == MAP_FAILED) {
+            ::unlink(path.c_str());  // damaged: readers must stop trusting it
+            return;
+        }
+        auto* counter = static_cast<std::uint64_t*>(mapped) + 1;
+        std::atomic_ref<std::uint64_t>{*counter}.fetch_add(1, std::memory_order_seq_cst);
+        ::munmap(mapped, file_size);
+    } catch (...) {
+        // Only allocation can throw here; a missed bump must not become a crash. Readers
+        // still see the writer's second bump or the next writer's.
+    }
+}
+
+std::optional<WriteGeneration> read_write_generation(int tickets_fd) noexcept {
+    const int fd =
+        ::openat(tickets_fd, std::string{generation_file_name}.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    std::uint64_t content[2] = {0, 0};
+    const ssize_t got = ::pread(fd, content, file_size, 0);
+    ::close(fd);
+    if (got != static_cast<ssize_t>(file_size)) return std::nullopt;
+    return WriteGeneration{content[0], content[1]};
+}
+
+std::string boot_id() {
+    const int fd = ::open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return {};
+    char text[64];
+    const ssize_t got = ::read(fd, text, sizeof text);
+    ::close(fd);
+    if (got <= 0) return {};
+    std::string id{text, static_cast<std::size_t>(got)};
+    while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+    return id;
+}
+
+}  // namespace board
