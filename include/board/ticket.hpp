@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -218,6 +219,52 @@ struct Run {
     friend bool operator==(const Run&, const Run&) = default;
 };
 
+/// A ticket's artifact per kind, kept off the ticket until the first one is recorded: four
+/// empty slots inline were half of a Ticket's size, and a board-wide query holds 10,000
+/// tickets whose artifacts it never reads. A value: copies copy the slots, == compares them.
+class ArtifactSlots {
+public:
+    using Slots = std::array<std::optional<Artifact>, all_artifact_kinds.size()>;
+
+    ArtifactSlots() = default;
+
+    ArtifactSlots(const ArtifactSlots& other)
+        : slots_(other.slots_ ? std::make_unique<Slots>(*other.slots_) : nullptr) {}
+
+    ArtifactSlots& operator=(const ArtifactSlots& other) {
+        if (this != &other)
+            slots_ = other.slots_ ? std::make_unique<Slots>(*other.slots_) : nullptr;
+        return *this;
+    }
+
+    ArtifactSlots(ArtifactSlots&&) noexcept = default;
+    ArtifactSlots& operator=(ArtifactSlots&&) noexcept = default;
+    ~ArtifactSlots() = default;
+
+    static constexpr std::size_t size() { return all_artifact_kinds.size(); }
+
+    /// The slot of kind index `k` (< size()); an empty optional when none was recorded.
+    const std::optional<Artifact>& operator[](std::size_t k) const {
+        static const std::optional<Artifact> none;
+        return slots_ ? (*slots_)[k] : none;
+    }
+
+    /// The slot to write; the slots are allocated on first use.
+    std::optional<Artifact>& operator[](std::size_t k) {
+        if (!slots_) slots_ = std::make_unique<Slots>();
+        return (*slots_)[k];
+    }
+
+    friend bool operator==(const ArtifactSlots& a, const ArtifactSlots& b) {
+        for (std::size_t k = 0; k < size(); ++k)
+            if (a[k] != b[k]) return false;
+        return true;
+    }
+
+private:
+    std::unique_ptr<Slots> slots_;
+};
+
 struct Ticket {
     std::string id;  ///< empty until the `created` event
     std::string title;
@@ -234,7 +281,7 @@ struct Ticket {
     Handoff handoff = Handoff::signal;  ///< meaningful only while `awaiting` is set
     std::optional<Awaiting> requires_;  ///< wire name `requires` (a C++20 keyword)
 
-    std::array<std::optional<Artifact>, all_artifact_kinds.size()> artifacts;
+    ArtifactSlots artifacts;
     std::vector<Note> notes;
     std::vector<Question> questions;
 

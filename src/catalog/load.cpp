@@ -28,6 +28,9 @@ namespace fs = std::filesystem;
 namespace board {
 namespace {
 
+/// Below this many tickets, starting a second thread costs more than it saves.
+constexpr std::size_t split_above = 2048;
+
 using catalog_index::IndexLine;
 using catalog_index::LogIdentity;
 
@@ -116,20 +119,6 @@ private:
     const char* data_ = nullptr;
     std::size_t size_ = 0;
 };
-
-/// Newlines in `text`, found with memchr (a byte loop was 10% of a 10,000-ticket load).
-std::size_t count_lines(std::string_view text) {
-    std::size_t lines = 0;
-    const char* at = text.data();
-    const char* const end = at + text.size();
-    while (at < end) {
-        const void* found = std::memchr(at, '\n', static_cast<std::size_t>(end - at));
-        if (!found) break;
-        ++lines;
-        at = static_cast<const char*>(found) + 1;
-    }
-    return lines;
-}
 
 LogIdentity identity_of(const struct stat& st) {
     return LogIdentity{static_cast<std::uint64_t>(st.st_ino),
@@ -285,6 +274,71 @@ std::string freshness_key(int tickets_fd, const fs::path& tickets, const fs::pat
                        git_index_identity(board_root));
 }
 
+/// Parses the index's ticket lines into `entries` and `identities`, in file order. Once the
+/// logs need no stat, parsing and building the entries is most of a big board's load, so
+/// above split_above lines two threads take half each (into slots made beforehand, so
+/// nothing moves). A line that does not parse, or does not come strictly after the one kept
+/// before it in id order (each ticket must have at most one line), is dropped: its ticket is
+/// rebuilt from its folder. Returns true if any line was dropped or the last one is torn.
+bool parse_index_lines(std::string_view body,
+                       std::vector<CatalogEntry>& entries,
+                       std::vector<LogIdentity>& identities) {
+    bool dropped = false;
+    std::vector<std::string_view> lines;
+    lines.reserve(body.size() / 160 + 16);
+    const char* at = body.data();
+    const char* const end = at + body.size();
+    while (at < end) {
+        const auto* newline =
+            static_cast<const char*>(std::memchr(at, '\n', static_cast<std::size_t>(end - at)));
+        if (!newline) {
+            dropped = true;  // a torn index: rebuild what is missing
+            break;
+        }
+        lines.emplace_back(at, static_cast<std::size_t>(newline - at));
+        at = newline + 1;
+    }
+    const std::size_t count = lines.size();
+    entries.reserve(count + 64);
+    prefault(entries.data(), entries.capacity() * sizeof(CatalogEntry));
+    entries.resize(count);
+    identities.resize(count);
+    std::vector<char> parsed(count, 0);
+    const auto parse_range = [&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to; ++i)
+            parsed[i] = catalog_index::parse_line_into(lines[i], identities[i], entries[i]) ? 1 : 0;
+    };
+    std::thread helper;
+    std::size_t mine = count;
+    if (count > split_above) {
+        try {
+            helper = std::thread{parse_range, count / 2, count};
+            mine = count / 2;
+        } catch (const std::system_error&) {
+            // No thread to be had (a process limit): this one parses them all.
+        }
+    }
+    parse_range(0, mine);
+    if (helper.joinable()) helper.join();
+
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (!parsed[i] ||
+            (kept > 0 && !id_less(entries[kept - 1].ticket.id, entries[i].ticket.id))) {
+            dropped = true;
+            continue;
+        }
+        if (kept != i) {
+            entries[kept] = std::move(entries[i]);
+            identities[kept] = identities[i];
+        }
+        ++kept;
+    }
+    entries.resize(kept);
+    identities.resize(kept);
+    return dropped;
+}
+
 }  // namespace
 
 std::optional<std::string> write_snapshot(const fs::path& ticket_dir, const Ticket& ticket) {
@@ -326,31 +380,7 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
             index_key = recorded;
             index_vouched = !key.empty() && recorded == key;
             rest.remove_prefix(header_end + 1);
-            const auto lines = count_lines(rest);
-            entries.reserve(lines + 64);
-            identities.reserve(lines + 64);
-            prefault(entries.data(), entries.capacity() * sizeof(CatalogEntry));
-            while (!rest.empty()) {
-                const auto end = rest.find('\n');
-                if (end == std::string_view::npos) {
-                    index_dirty = true;  // a torn index: rebuild what is missing
-                    break;
-                }
-                LogIdentity log;
-                // Lines must come in strictly increasing id order (as they are written): the
-                // pass below relies on each ticket having at most one line. A line out of
-                // order is dropped, and its ticket rebuilt from the folder.
-                if (catalog_index::parse_line_into(
-                        rest.substr(0, end), log, entries.emplace_back()) &&
-                    (entries.size() == 1 ||
-                     id_less(entries[entries.size() - 2].ticket.id, entries.back().ticket.id))) {
-                    identities.push_back(log);
-                } else {
-                    entries.pop_back();
-                    index_dirty = true;
-                }
-                rest.remove_prefix(end + 1);
-            }
+            if (parse_index_lines(rest, entries, identities)) index_dirty = true;
         }
     }
     CatalogLoad load;
@@ -399,7 +429,6 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
             seen[i] = identity_of(st);
         }
     };
-    constexpr std::size_t split_above = 2048;  // below, starting a thread costs more than it saves
     std::thread helper;
     std::size_t mine = entries.size();
     if (entries.size() > split_above) {
