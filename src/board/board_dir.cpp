@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -84,6 +85,59 @@ std::optional<std::int64_t> number_of(std::string_view name, std::string_view pr
     return n;
 }
 
+/// `tickets/.last-id`: `PREFIX N LINKS`, the number the last create took and the link count
+/// of `tickets/` right after it. A folder's link count is 2 + its subfolders on ext4, xfs and
+/// tmpfs, so while it is unchanged no ticket folder came or went, and N is still the largest:
+/// a create then skips listing the folder (10 getdents calls, 2.5 ms, at 10,000 tickets).
+/// Only a hint: anything odd (no file, another prefix, a filesystem that reports 1 link for
+/// folders, as btrfs does) means listing, and mkdir stays the claim.
+constexpr const char* last_id_file = ".last-id";
+
+std::optional<std::int64_t> hinted_highest(int tickets_fd, std::string_view prefix) {
+    struct stat st {};
+
+    if (::fstat(tickets_fd, &st) != 0 || st.st_nlink < 2) return std::nullopt;
+    const int fd = ::openat(tickets_fd, last_id_file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    char text[64];
+    const ssize_t got = ::pread(fd, text, sizeof text, 0);
+    ::close(fd);
+    if (got <= 0) return std::nullopt;
+    const std::string_view line{text, static_cast<std::size_t>(got)};
+    const auto first_space = line.find(' ');
+    const auto second_space = line.find(' ', first_space + 1);
+    const auto end = line.find('\n');
+    if (first_space == std::string_view::npos || second_space == std::string_view::npos ||
+        end == std::string_view::npos || end < second_space ||
+        line.substr(0, first_space) != prefix)
+        return std::nullopt;
+    std::int64_t number = 0;
+    std::uint64_t links = 0;
+    const auto number_text = line.substr(first_space + 1, second_space - first_space - 1);
+    const auto links_text = line.substr(second_space + 1, end - second_space - 1);
+    if (std::from_chars(number_text.data(), number_text.data() + number_text.size(), number).ec !=
+            std::errc{} ||
+        std::from_chars(links_text.data(), links_text.data() + links_text.size(), links).ec !=
+            std::errc{})
+        return std::nullopt;
+    if (links != static_cast<std::uint64_t>(st.st_nlink)) return std::nullopt;
+    return number;
+}
+
+/// Best effort, under the board lock: a hint that is not written only costs the next create
+/// a listing.
+void remember_highest(int tickets_fd, std::string_view prefix, std::int64_t number) {
+    struct stat st {};
+
+    if (::fstat(tickets_fd, &st) != 0 || st.st_nlink < 2) return;
+    const std::string line = fmt::format("{} {} {}\n", prefix, number, st.st_nlink);
+    const int fd = ::openat(tickets_fd, last_id_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    if (::pwrite(fd, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size()))
+        (void)::ftruncate(fd, static_cast<off_t>(line.size()));
+    ::close(fd);
+}
+
 }  // namespace
 
 std::optional<fs::path> find_board(const fs::path& start_dir) {
@@ -136,30 +190,38 @@ BoardDirResult<std::string> allocate_ticket_id(const fs::path& board_root,
                                          lock_path.string())};
     }
 
+    const Fd tickets_fd{::open(tickets.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+    if (tickets_fd.get() < 0) return io_error("cannot open", tickets, errno);
     std::int64_t highest = 0;
-    std::error_code ec;
-    for (fs::directory_iterator it{tickets, ec}, end; !ec && it != end; it.increment(ec)) {
-        if (const auto n = number_of(it->path().filename().string(), prefix)) {
-            highest = std::max(highest, *n);
+    if (const auto hinted = hinted_highest(tickets_fd.get(), prefix)) {
+        highest = *hinted;
+    } else {
+        // readdir, not fs::directory_iterator: building a path per entry was most of a
+        // create's own work on a board of 10,000 tickets.
+        DIR* listing = ::fdopendir(::dup(tickets_fd.get()));
+        if (!listing) return io_error("cannot list", tickets, errno);
+        errno = 0;
+        while (const dirent* entry = ::readdir(listing)) {
+            if (const auto n = number_of(entry->d_name, prefix)) highest = std::max(highest, *n);
         }
+        const int listing_error = errno;
+        ::closedir(listing);
+        if (listing_error != 0) return io_error("cannot list", tickets, listing_error);
     }
-    if (ec) return io_error("cannot list", tickets, ec.value());
 
     // The lock makes the first mkdir succeed for every cooperating writer; EEXIST can only
     // come from one that bypassed it (e.g. a hand-made folder), and then the next number is
     // as good, so step past it a bounded number of times.
     for (std::int64_t n = highest + 1; n <= std::min(highest + 1000, max_ticket_number); ++n) {
         std::string id = fmt::format("{}-{}", prefix, n);
-        const fs::path dir = tickets / id;
-        if (::mkdir(dir.c_str(), 0777) == 0) {
+        if (::mkdirat(tickets_fd.get(), id.c_str(), 0777) == 0) {
             // Make the claim durable before the id is handed out: a crash after a create was
             // acknowledged must not hand the same number out again.
-            const Fd parent{::open(tickets.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-            if (parent.get() < 0) return io_error("cannot open", tickets, errno);
-            if (::fsync(parent.get()) != 0) return io_error("cannot sync", tickets, errno);
+            if (::fsync(tickets_fd.get()) != 0) return io_error("cannot sync", tickets, errno);
+            remember_highest(tickets_fd.get(), prefix, n);
             return id;
         }
-        if (errno != EEXIST) return io_error("cannot create", dir, errno);
+        if (errno != EEXIST) return io_error("cannot create", tickets / id, errno);
     }
     return BoardDirError{
         Kind::exhausted,

@@ -129,6 +129,41 @@ TEST_CASE("allocate_ticket_id takes max+1 of this prefix and claims the folder")
     CHECK(fresh.value() == "NEW-1");
 }
 
+TEST_CASE("allocate_ticket_id skips listing the folder while tickets/.last-id holds") {
+    const TempDir tmp;
+    const fs::path board = tmp.path();
+    REQUIRE(allocate_many(board, 3).back() == "PROJ-3");
+    const fs::path hint = board / "tickets" / ".last-id";
+    REQUIRE(fs::exists(hint));
+    const auto links = fs::hard_link_count(board / "tickets");
+    const auto write_hint = [&](const std::string& text) { std::ofstream{hint} << text; };
+
+    SECTION("while no folder came or went, the hint is believed (no listing)") {
+        write_hint("PROJ 40 " + std::to_string(links) + "\n");
+        CHECK(allocate_ticket_id(board, "PROJ").value() == "PROJ-41");
+    }
+    SECTION("a folder made by hand changes the link count: the folder is listed") {
+        fs::create_directory(board / "tickets" / "PROJ-20");
+        CHECK(allocate_ticket_id(board, "PROJ").value() == "PROJ-21");
+    }
+    SECTION("a hint that is too low never hands out a taken id") {
+        write_hint("PROJ 1 " + std::to_string(links) + "\n");
+        CHECK(allocate_ticket_id(board, "PROJ").value() == "PROJ-4");
+    }
+    SECTION("another prefix, a stale count or garbage: listed") {
+        for (const std::string& text : {"OTHER 40 " + std::to_string(links) + "\n",
+                                        "PROJ 40 " + std::to_string(links + 1) + "\n",
+                                        std::string{"PROJ forty\n"},
+                                        std::string{}}) {
+            write_hint(text);
+            const auto id = allocate_ticket_id(board, "PROJ");
+            REQUIRE(id);
+            CHECK(id.value() != "PROJ-41");
+            fs::remove(board / "tickets" / id.value());  // give the number back for the next
+        }
+    }
+}
+
 TEST_CASE("allocate_ticket_id refuses an invalid prefix before touching the disk") {
     const TempDir tmp;
     const std::string prefix = GENERATE(as<std::string>{}, "", "proj", "../X", "A/B", "1A");
