@@ -1,13 +1,16 @@
 #include <board/write_generation.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <mutex>
 #include <random>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace board {
 namespace {
@@ -33,34 +36,73 @@ void create_generation_file(const std::string& path) {
     ::unlink(temp.c_str());
 }
 
+/// A generation file mapped once per process and kept: a daemon bumps twice per append, and
+/// one stat per bump (to notice a file removed and made again) costs a fifth of opening and
+/// mapping it each time.
+struct MappedGeneration {
+    std::string path;
+    dev_t device = 0;
+    ino_t inode = 0;
+    std::uint64_t* counter = nullptr;
+};
+
+std::mutex mapped_mutex;
+
+std::vector<MappedGeneration>& mapped_generations() {
+    static auto* const mapped = new std::vector<MappedGeneration>;  // kept until exit
+    return *mapped;
+}
+
+/// Maps the generation file at `path`, creating it first if missing; nullptr if it cannot
+/// be (it is then removed when it exists, so readers stop trusting it).
+std::uint64_t* map_generation(const std::string& path, struct stat& st) {
+    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        create_generation_file(path);
+        fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    }
+    if (fd < 0) {
+        if (errno != ENOENT) ::unlink(path.c_str());
+        return nullptr;
+    }
+    void* mapped = MAP_FAILED;
+    if (::fstat(fd, &st) == 0 && st.st_size == static_cast<off_t>(file_size))
+        mapped = ::mmap(nullptr, file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (mapped == MAP_FAILED) {
+        ::unlink(path.c_str());  // damaged: readers must stop trusting it
+        return nullptr;
+    }
+    return static_cast<std::uint64_t*>(mapped) + 1;
+}
+
 }  // namespace
 
 void bump_write_generation(const std::filesystem::path& tickets_dir) noexcept {
     try {
         const std::string path = (tickets_dir / generation_file_name).string();
-        int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-        if (fd < 0 && errno == ENOENT) {
-            create_generation_file(path);
-            fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-        }
-        if (fd < 0) {
-            if (errno != ENOENT) ::unlink(path.c_str());
-            return;
-        }
+        const std::lock_guard lock{mapped_mutex};
+        auto& mapped = mapped_generations();
+        auto it = std::find_if(mapped.begin(), mapped.end(), [&](const MappedGeneration& m) {
+            return m.path == path;
+        });
 
         struct stat st {};
 
-        void* mapped = MAP_FAILED;
-        if (::fstat(fd, &st) == 0 && st.st_size == static_cast<off_t>(file_size))
-            mapped = ::mmap(nullptr, file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        ::close(fd);
-        if (mapped == MAP_FAILED) {
-            ::unlink(path.c_str());  // damaged: readers must stop trusting it
-            return;
+        const bool same_file = it != mapped.end() && ::stat(path.c_str(), &st) == 0 &&
+                               st.st_dev == it->device && st.st_ino == it->inode &&
+                               st.st_size == static_cast<off_t>(file_size);
+        if (!same_file) {
+            if (it != mapped.end()) {
+                ::munmap(it->counter - 1, file_size);
+                mapped.erase(it);
+            }
+            std::uint64_t* counter = map_generation(path, st);
+            if (!counter) return;
+            mapped.push_back(MappedGeneration{path, st.st_dev, st.st_ino, counter});
+            it = mapped.end() - 1;
         }
-        auto* counter = static_cast<std::uint64_t*>(mapped) + 1;
-        std::atomic_ref<std::uint64_t>{*counter}.fetch_add(1, std::memory_order_seq_cst);
-        ::munmap(mapped, file_size);
+        std::atomic_ref<std::uint64_t>{*it->counter}.fetch_add(1, std::memory_order_seq_cst);
     } catch (...) {
         // Only allocation can throw here; a missed bump must not become a crash. Readers
         // still see the writer's second bump or the next writer's.

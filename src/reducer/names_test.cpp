@@ -1,4 +1,5 @@
-// The wire spellings: every enumerator round-trips, ids are validated before they reach a disk.
+// The wire spellings: every enumerator round-trips, ids are validated before they reach a disk;
+// and a Ticket is a plain value (its artifact slots included).
 
 #include <board/event.hpp>
 #include <board/ticket.hpp>
@@ -72,4 +73,33 @@ TEST_CASE("actors are human:<name>, agent:<phase> or system", "[names]") {
         CAPTURE(bad);
         CHECK_FALSE(parse_actor(bad));
     }
+}
+
+TEST_CASE("a ticket's artifact slots are a value: copied, compared and empty until written",
+          "[ticket]") {
+    Ticket a;
+    CHECK_FALSE(a.artifact(ArtifactKind::plan));
+    const Ticket& read_only = a;
+    CHECK_FALSE(read_only.artifact(ArtifactKind::research));
+    Ticket b = a;
+    CHECK(a == b);
+
+    Artifact plan;
+    plan.path = "plan.md";
+    plan.summary = "the plan";
+    a.artifact(ArtifactKind::plan) = plan;
+    CHECK(a != b);
+    b = a;  // a deep copy: changing one leaves the other
+    CHECK(a == b);
+    b.artifact(ArtifactKind::plan)->summary = "changed";
+    CHECK(a.artifact(ArtifactKind::plan)->summary == "the plan");
+    CHECK(a != b);
+
+    // Slots allocated but empty compare equal to slots never allocated.
+    Ticket touched;
+    touched.artifact(ArtifactKind::review).reset();
+    CHECK(touched == Ticket{});
+
+    Ticket moved = std::move(a);
+    CHECK(moved.artifact(ArtifactKind::plan)->path == "plan.md");
 }
