@@ -10,7 +10,7 @@
 //   a bump after its read, so a later reader sees another generation and checks again.
 //   (The one change that can slip by: a writer killed between its write and its second bump
 //   while a reader checked that very log; the next write to the board, anywhere, ends it.)
-// - The file holds a random nonce and the counter. It is created whole (temp file + link),
+// - The file holds a random nonce and the counter. A reader creates it whole (temp file + link),
 //   never rewritten, and bumped with an atomic add on a shared mapping, so concurrent
 //   writers in different processes never lose a bump. A file removed or replaced comes back
 //   with another nonce, so a generation recorded before never matches it again.
@@ -36,10 +36,15 @@ struct WriteGeneration {
     friend bool operator==(const WriteGeneration&, const WriteGeneration&) = default;
 };
 
-/// Bumps `tickets_dir/.generation`, creating it first if it is missing. Never throws. If the
-/// file exists but cannot be bumped (permissions, a damaged file), it is removed, so readers
-/// fall back to checking every log rather than trusting a generation that no longer moves.
+/// Bumps `tickets_dir/.generation` if it exists (while it does not, no reader can trust an
+/// index by it, so there is nothing to tell). Never throws. If the file exists but cannot be
+/// bumped (permissions, a damaged file), it is removed, so readers fall back to checking
+/// every log rather than trusting a generation that no longer moves.
 void bump_write_generation(const std::filesystem::path& tickets_dir) noexcept;
+
+/// Creates `tickets_dir/.generation` (a new nonce, counter 0) unless it exists: what a reader
+/// does before the first check it wants to record. Never throws; best effort.
+void start_write_generation(const std::filesystem::path& tickets_dir) noexcept;
 
 /// The generation of the board whose `tickets/` folder is open as `tickets_fd`; nullopt when
 /// there is none yet (no board writer has run) or it cannot be read: check every log then.

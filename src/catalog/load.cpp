@@ -260,8 +260,8 @@ std::string git_index_identity(const fs::path& board_root) {
 std::string freshness_key(int tickets_fd, const fs::path& tickets, const fs::path& board_root) {
     auto generation = read_write_generation(tickets_fd);
     if (!generation) {
-        // A board no writer has touched since it was made or copied: start its generation.
-        bump_write_generation(tickets);
+        // The first load of this board (or of a copy): start its generation.
+        start_write_generation(tickets);
         generation = read_write_generation(tickets_fd);
     }
     if (!generation) return {};

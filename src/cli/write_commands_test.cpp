@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <thread>
 #include <unistd.h>
@@ -40,6 +42,13 @@ TEST_CASE("init writes a loadable board once, and refuses a second time", "[cli]
     TempBoard board;
     CHECK(fs::exists(board.root / "board.yaml"));
     CHECK(fs::is_directory(board.root / "tickets"));
+    {
+        // A board kept in git keeps the per-machine caches and locks out of it.
+        std::ifstream in{board.root / "tickets" / ".gitignore"};
+        const std::string ignored{std::istreambuf_iterator<char>{in}, {}};
+        for (const char* name : {".index\n", ".generation\n", ".last-id\n", ".lock\n"})
+            CHECK_THAT(ignored, Catch::Contains(name));
+    }
     const auto again = cli::init_board(board.root, "WEB");
     CHECK(again.exit_code == 1);
     CHECK_THAT(again.message, Catch::Contains("already holds a board.yaml"));

@@ -53,14 +53,10 @@ std::vector<MappedGeneration>& mapped_generations() {
     return *mapped;
 }
 
-/// Maps the generation file at `path`, creating it first if missing; nullptr if it cannot
-/// be (it is then removed when it exists, so readers stop trusting it).
+/// Maps the generation file at `path`; nullptr if there is none or it cannot be mapped (it
+/// is then removed, so readers stop trusting it).
 std::uint64_t* map_generation(const std::string& path, struct stat& st) {
-    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0 && errno == ENOENT) {
-        create_generation_file(path);
-        fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    }
+    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0) {
         if (errno != ENOENT) ::unlink(path.c_str());
         return nullptr;
@@ -106,6 +102,15 @@ void bump_write_generation(const std::filesystem::path& tickets_dir) noexcept {
     } catch (...) {
         // Only allocation can throw here; a missed bump must not become a crash. Readers
         // still see the writer's second bump or the next writer's.
+    }
+}
+
+void start_write_generation(const std::filesystem::path& tickets_dir) noexcept {
+    try {
+        const std::string path = (tickets_dir / generation_file_name).string();
+        if (::access(path.c_str(), F_OK) != 0 && errno == ENOENT) create_generation_file(path);
+    } catch (...) {
+        // Allocation only: without the file, readers check every log, as before.
     }
 }
 

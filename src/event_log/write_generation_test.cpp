@@ -36,7 +36,11 @@ struct Board : testing::TempDir {
 TEST_CASE("every append moves the board's write generation, before and after the write",
           "[generation]") {
     const Board board;
-    CHECK_FALSE(board.read());  // no writer yet
+    bump_write_generation(board.tickets());
+    CHECK_FALSE(board.read());  // writers never make the file: readers start it
+    start_write_generation(board.tickets());
+    REQUIRE(board.read());
+    CHECK(board.read()->counter == 0);
     Created created;
     created.ticket = "PROJ-1";
     created.title = "generation";
@@ -58,7 +62,7 @@ TEST_CASE("every append moves the board's write generation, before and after the
 
 TEST_CASE("bumps from many processes at once are never lost", "[generation]") {
     const Board board;
-    bump_write_generation(board.tickets());
+    start_write_generation(board.tickets());
     const auto start = board.read();
     REQUIRE(start);
     constexpr int processes = 8;
@@ -83,6 +87,7 @@ TEST_CASE("bumps from many processes at once are never lost", "[generation]") {
 
 TEST_CASE("a generation file removed or damaged comes back with another nonce", "[generation]") {
     const Board board;
+    start_write_generation(board.tickets());
     bump_write_generation(board.tickets());
     const auto before = board.read();
     REQUIRE(before);
@@ -93,8 +98,9 @@ TEST_CASE("a generation file removed or damaged comes back with another nonce", 
     SECTION("truncated by hand") {
         fs::resize_file(file, 3);
     }
-    bump_write_generation(board.tickets());  // a damaged file is removed, then made anew
-    bump_write_generation(board.tickets());
+    bump_write_generation(board.tickets());  // a damaged file is removed
+    CHECK_FALSE(board.read());
+    start_write_generation(board.tickets());  // and the next reader makes a new one
     const auto after = board.read();
     REQUIRE(after);
     CHECK(after->nonce != before->nonce);
