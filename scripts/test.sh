@@ -30,6 +30,8 @@ done
 (cd build/ci-release && ./bench/board_daemon_bench src/orchestrator/board-daemon bench/board_null_agent \
   bench/board_gen --tickets 20 --rounds 1 --rss-tickets 200 >/dev/null)
 echo "ok  board_daemon_bench"
+bench/cli_bench.sh build/ci-release 3 >/dev/null 2>&1
+echo "ok  bench/cli_bench.sh"
 
 step "the web page in headless Chromium (approve, reject with feedback, a live column move)"
 status=0
