@@ -13,6 +13,7 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <optional>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <system_error>
@@ -111,16 +112,17 @@ std::optional<std::int64_t> hinted_highest(int tickets_fd, std::string_view pref
         end == std::string_view::npos || end < second_space ||
         line.substr(0, first_space) != prefix)
         return std::nullopt;
+    const auto whole_number = [](std::string_view digits, auto& value) {
+        const auto [at, error] =
+            std::from_chars(digits.data(), digits.data() + digits.size(), value);
+        return error == std::errc{} && at == digits.data() + digits.size();
+    };
     std::int64_t number = 0;
     std::uint64_t links = 0;
-    const auto number_text = line.substr(first_space + 1, second_space - first_space - 1);
-    const auto links_text = line.substr(second_space + 1, end - second_space - 1);
-    if (std::from_chars(number_text.data(), number_text.data() + number_text.size(), number).ec !=
-            std::errc{} ||
-        std::from_chars(links_text.data(), links_text.data() + links_text.size(), links).ec !=
-            std::errc{})
+    if (!whole_number(line.substr(first_space + 1, second_space - first_space - 1), number) ||
+        !whole_number(line.substr(second_space + 1, end - second_space - 1), links) || number < 1 ||
+        number > max_ticket_number || links != static_cast<std::uint64_t>(st.st_nlink))
         return std::nullopt;
-    if (links != static_cast<std::uint64_t>(st.st_nlink)) return std::nullopt;
     return number;
 }
 
@@ -192,37 +194,53 @@ BoardDirResult<std::string> allocate_ticket_id(const fs::path& board_root,
 
     const Fd tickets_fd{::open(tickets.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
     if (tickets_fd.get() < 0) return io_error("cannot open", tickets, errno);
-    std::int64_t highest = 0;
-    if (const auto hinted = hinted_highest(tickets_fd.get(), prefix)) {
-        highest = *hinted;
-    } else {
-        // readdir, not fs::directory_iterator: building a path per entry was most of a
-        // create's own work on a board of 10,000 tickets.
-        DIR* listing = ::fdopendir(::dup(tickets_fd.get()));
-        if (!listing) return io_error("cannot list", tickets, errno);
-        errno = 0;
-        while (const dirent* entry = ::readdir(listing)) {
-            if (const auto n = number_of(entry->d_name, prefix)) highest = std::max(highest, *n);
+    // Claims PREFIX-n by making its folder: true when that settled it (made and synced, or an
+    // error in `failure`), false when the number is taken.
+    std::string id;
+    std::optional<BoardDirError> failure;
+    const auto claim = [&](std::int64_t n) {
+        id = fmt::format("{}-{}", prefix, n);
+        if (::mkdirat(tickets_fd.get(), id.c_str(), 0777) != 0) {
+            if (errno == EEXIST) return false;
+            failure = io_error("cannot create", tickets / id, errno);
+            return true;
         }
-        const int listing_error = errno;
-        ::closedir(listing);
-        if (listing_error != 0) return io_error("cannot list", tickets, listing_error);
+        // Make the claim durable before the id is handed out: a crash after a create was
+        // acknowledged must not hand the same number out again.
+        if (::fsync(tickets_fd.get()) != 0) {
+            failure = io_error("cannot sync", tickets, errno);
+            return true;
+        }
+        remember_highest(tickets_fd.get(), prefix, n);
+        return true;
+    };
+    const auto claimed = [&]() -> BoardDirResult<std::string> {
+        if (failure) return *failure;
+        return id;
+    };
+
+    // The hint's next number, if it is still free; otherwise the folder is listed.
+    const auto hinted = hinted_highest(tickets_fd.get(), prefix);
+    if (hinted && *hinted < max_ticket_number && claim(*hinted + 1)) return claimed();
+
+    // readdir, not fs::directory_iterator: building a path per entry was most of a create's
+    // own work on a board of 10,000 tickets.
+    std::int64_t highest = 0;
+    DIR* listing = ::fdopendir(::dup(tickets_fd.get()));
+    if (!listing) return io_error("cannot list", tickets, errno);
+    errno = 0;
+    while (const dirent* entry = ::readdir(listing)) {
+        if (const auto n = number_of(entry->d_name, prefix)) highest = std::max(highest, *n);
     }
+    const int listing_error = errno;
+    ::closedir(listing);
+    if (listing_error != 0) return io_error("cannot list", tickets, listing_error);
 
     // The lock makes the first mkdir succeed for every cooperating writer; EEXIST can only
     // come from one that bypassed it (e.g. a hand-made folder), and then the next number is
     // as good, so step past it a bounded number of times.
-    for (std::int64_t n = highest + 1; n <= std::min(highest + 1000, max_ticket_number); ++n) {
-        std::string id = fmt::format("{}-{}", prefix, n);
-        if (::mkdirat(tickets_fd.get(), id.c_str(), 0777) == 0) {
-            // Make the claim durable before the id is handed out: a crash after a create was
-            // acknowledged must not hand the same number out again.
-            if (::fsync(tickets_fd.get()) != 0) return io_error("cannot sync", tickets, errno);
-            remember_highest(tickets_fd.get(), prefix, n);
-            return id;
-        }
-        if (errno != EEXIST) return io_error("cannot create", tickets / id, errno);
-    }
+    for (std::int64_t n = highest + 1; n <= std::min(highest + 1000, max_ticket_number); ++n)
+        if (claim(n)) return claimed();
     return BoardDirError{
         Kind::exhausted,
         fmt::format("no free ticket number for prefix {} in {}", prefix, tickets.string())};

@@ -154,6 +154,9 @@ TEST_CASE("allocate_ticket_id skips listing the folder while tickets/.last-id ho
         for (const std::string& text : {"OTHER 40 " + std::to_string(links) + "\n",
                                         "PROJ 40 " + std::to_string(links + 1) + "\n",
                                         std::string{"PROJ forty\n"},
+                                        "PROJ -1 " + std::to_string(links) + "\n",
+                                        "PROJ 12x " + std::to_string(links) + "\n",
+                                        "PROJ 9223372036854775807 " + std::to_string(links) + "\n",
                                         std::string{}}) {
             write_hint(text);
             const auto id = allocate_ticket_id(board, "PROJ");

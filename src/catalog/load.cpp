@@ -1,6 +1,7 @@
 // The I/O half of the catalog: the board's tickets from the index, the snapshots or the logs,
 // in that order of preference, each cache checked against the log before it is believed.
 
+#include "catalog/in_halves.hpp"
 #include "catalog/index_file.hpp"
 
 #include <board/catalog.hpp>
@@ -27,9 +28,6 @@ namespace fs = std::filesystem;
 
 namespace board {
 namespace {
-
-/// Below this many tickets, starting a second thread costs more than it saves.
-constexpr std::size_t split_above = 2048;
 
 using catalog_index::IndexLine;
 using catalog_index::LogIdentity;
@@ -223,12 +221,13 @@ void prefault(void* data, std::size_t bytes) {
 
 /// The identity of the git index of the work tree holding `board_root`, or `no-git`. Git
 /// rewrites its index on every checkout, pull, merge, reset and stash, which is how a board
-/// kept in git has its logs changed by something other than a board writer.
-std::string git_index_identity(const fs::path& board_root) {
+/// kept in git has its logs changed by something other than a board writer. nullopt when it
+/// cannot be told (a `.git` file that does not name its git folder): then nothing vouches.
+std::optional<std::string> git_index_identity(const fs::path& board_root) {
     std::error_code ec;
-    fs::path dir = fs::absolute(board_root, ec).lexically_normal();
-    if (ec) return "unknown";
-    if (!dir.has_filename()) dir = dir.parent_path();  // a trailing slash
+    // Symlinks resolved, as git finds its work tree from the real folder.
+    fs::path dir = fs::canonical(board_root, ec);
+    if (ec) return std::nullopt;
     while (true) {
         const fs::path dot_git = dir / ".git";
 
@@ -238,10 +237,11 @@ std::string git_index_identity(const fs::path& board_root) {
             fs::path index = dot_git / "index";
             if (S_ISREG(st.st_mode)) {  // a linked work tree: `gitdir: PATH`
                 const auto text = read_whole(AT_FDCWD, dot_git.string());
-                if (!text || text->rfind("gitdir: ", 0) != 0) return "unknown";
+                if (!text || text->rfind("gitdir: ", 0) != 0) return std::nullopt;
                 std::string target = text->substr(8);
                 while (!target.empty() && (target.back() == '\n' || target.back() == '\r'))
                     target.pop_back();
+                if (target.empty()) return std::nullopt;
                 index = (dir / target) / "index";  // a relative gitdir is relative to `dir`
             }
             if (::stat(index.c_str(), &st) != 0) return fmt::format("{} none", index.string());
@@ -267,16 +267,33 @@ std::string freshness_key(int tickets_fd, const fs::path& tickets, const fs::pat
     if (!generation) return {};
     const std::string boot = boot_id();
     if (boot.empty()) return {};
-    return fmt::format("{:016x}.{} {} {}",
-                       generation->nonce,
-                       generation->counter,
-                       boot,
-                       git_index_identity(board_root));
+    const auto git = git_index_identity(board_root);
+    if (!git) return {};
+    return fmt::format("{:016x}.{} {} {}", generation->nonce, generation->counter, boot, *git);
+}
+
+/// Keeps the index lines `i` for which `keep(i, kept so far)` holds, in order, in place (the
+/// entries and their log identities side by side).
+template <class Keep>
+void keep_lines(std::vector<CatalogEntry>& entries,
+                std::vector<LogIdentity>& identities,
+                Keep keep) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (!keep(i, kept)) continue;
+        if (kept != i) {
+            entries[kept] = std::move(entries[i]);
+            identities[kept] = identities[i];
+        }
+        ++kept;
+    }
+    entries.resize(kept);
+    identities.resize(kept);
 }
 
 /// Parses the index's ticket lines into `entries` and `identities`, in file order. Once the
 /// logs need no stat, parsing and building the entries is most of a big board's load, so
-/// above split_above lines two threads take half each (into slots made beforehand, so
+/// on a big board two threads take half each (into slots made beforehand, so
 /// nothing moves). A line that does not parse, or does not come strictly after the one kept
 /// before it in id order (each ticket must have at most one line), is dropped: its ticket is
 /// rebuilt from its folder. Returns true if any line was dropped or the last one is torn.
@@ -308,34 +325,14 @@ bool parse_index_lines(std::string_view body,
         for (std::size_t i = from; i < to; ++i)
             parsed[i] = catalog_index::parse_line_into(lines[i], identities[i], entries[i]) ? 1 : 0;
     };
-    std::thread helper;
-    std::size_t mine = count;
-    if (count > split_above) {
-        try {
-            helper = std::thread{parse_range, count / 2, count};
-            mine = count / 2;
-        } catch (const std::system_error&) {
-            // No thread to be had (a process limit): this one parses them all.
-        }
-    }
-    parse_range(0, mine);
-    if (helper.joinable()) helper.join();
+    in_halves(count, parse_range);
 
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < count; ++i) {
-        if (!parsed[i] ||
-            (kept > 0 && !id_less(entries[kept - 1].ticket.id, entries[i].ticket.id))) {
-            dropped = true;
-            continue;
-        }
-        if (kept != i) {
-            entries[kept] = std::move(entries[i]);
-            identities[kept] = identities[i];
-        }
-        ++kept;
-    }
-    entries.resize(kept);
-    identities.resize(kept);
+    keep_lines(entries, identities, [&](std::size_t i, std::size_t kept) {
+        const bool keep =
+            parsed[i] && (kept == 0 || id_less(entries[kept - 1].ticket.id, entries[i].ticket.id));
+        dropped = dropped || !keep;
+        return keep;
+    });
     return dropped;
 }
 
@@ -429,18 +426,7 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
             seen[i] = identity_of(st);
         }
     };
-    std::thread helper;
-    std::size_t mine = entries.size();
-    if (entries.size() > split_above) {
-        try {
-            helper = std::thread{stat_range, entries.size() / 2, entries.size()};
-            mine = entries.size() / 2;
-        } catch (const std::system_error&) {
-            // No thread to be had (a process limit): this one stats them all.
-        }
-    }
-    stat_range(0, mine);
-    if (helper.joinable()) helper.join();
+    in_halves(entries.size(), stat_range);
     std::size_t present = 0;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         if (!found[i]) continue;
@@ -488,17 +474,8 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
 
     if (std::find(current.begin(), current.end(), 0) != current.end()) {
         index_dirty = true;  // tickets gone, changed or left out: drop their old lines
-        std::size_t kept = 0;
-        for (std::size_t i = 0; i < entries.size(); ++i) {
-            if (!current[i]) continue;
-            if (kept != i) {
-                entries[kept] = std::move(entries[i]);
-                identities[kept] = identities[i];
-            }
-            ++kept;
-        }
-        entries.resize(kept);
-        identities.resize(kept);
+        keep_lines(
+            entries, identities, [&](std::size_t i, std::size_t) { return current[i] != 0; });
     }
     for (auto& line : rebuilt) {
         entries.push_back(std::move(line.entry));

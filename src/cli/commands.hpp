@@ -24,6 +24,10 @@ struct Context {
     Actor by;             ///< invoking_actor(): `human:<name>`, or the agent inside a run
     bool json = false;    ///< machine output on stdout
     bool colour = false;  ///< ANSI colour in tables
+    /// The process ends after this one command (the `board` executable, not a server calling
+    /// the commands): a loaded board may then be left to the exit, and the heap readied for
+    /// it (prepare_heap_for_board in query_commands.cpp).
+    bool one_shot = false;
 };
 
 /// `work,approval` → the types; nullopt if any name is not an awaiting type. Empty text is

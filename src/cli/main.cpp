@@ -282,6 +282,7 @@ std::variant<board::cli::Context, int> context_for(const Options& options,
     ctx.by = board::cli::invoking_actor(options.as);
     ctx.json = options.json;
     ctx.colour = !options.json && board::cli::stdout_wants_colour();
+    ctx.one_shot = true;
     return ctx;
 }
 

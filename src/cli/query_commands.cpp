@@ -47,26 +47,31 @@ std::optional<std::vector<Enum>> parse_list(const std::string& text) {
 
 /// The loaded board, or the outcome to return. Warnings (tickets left out) go to stderr.
 struct Loaded {
+    std::unique_ptr<CatalogLoad> owned;  ///< empty when the board is left to the process exit
     CatalogLoad* load = nullptr;
     CommandOutcome failure;
 };
 
-/// A board loaded for one command lives until the process ends: a `board` process runs one
-/// command, and the kernel takes its memory back at exit in one go, where destroying 10,000
-/// tickets one by one was 2 ms of a `board list`. Still reachable, so no leak checker minds.
-CatalogLoad* keep_until_exit(CatalogLoad load) {
+/// A one-shot `board` process leaves its loaded board to the exit: the kernel takes the
+/// memory back in one go, where destroying 10,000 tickets one by one was 2 ms of a
+/// `board list`. Still reachable from here, so no leak checker minds.
+CatalogLoad* keep_until_exit(std::unique_ptr<CatalogLoad> load) {
     static auto* const kept = new std::vector<std::unique_ptr<CatalogLoad>>;
-    kept->push_back(std::make_unique<CatalogLoad>(std::move(load)));
+    kept->push_back(std::move(load));
     return kept->back().get();
 }
 
 /// Readies the heap for loading a whole board: about 1 KB per ticket in many small blocks.
 /// On our virtual machine every 4 KiB page faulted in is a trap to the hypervisor, and at
-/// 10,000 tickets those faults were a third of a `board list --json`; so the heap grows in
-/// one 32 MB step, big blocks come from it too, and it asks for 2 MB pages (what glibc's
+/// 10,000 tickets those faults were half of a `board list --json`; so the heap grows in one
+/// 32 MB step, big blocks come from it too, and it asks for 2 MB pages (what glibc's
 /// `glibc.malloc.hugetlb=1:glibc.malloc.top_pad=...` tunables do, without the environment).
-/// Only address space is reserved: pages still cost only when touched. Best effort.
+/// Only address space is reserved: pages still cost only when touched. For a one-shot
+/// process only: it gives up returning freed memory to the system. Best effort.
 void prepare_heap_for_board() {
+    static bool done = false;
+    if (done) return;
+    done = true;
     constexpr int step = 32 << 20;
     (void)::mallopt(M_MMAP_THRESHOLD, 256 << 20);
     (void)::mallopt(M_TRIM_THRESHOLD, 256 << 20);
@@ -86,11 +91,17 @@ void prepare_heap_for_board() {
 }
 
 Loaded load_board(const Context& ctx, std::string_view command) {
-    prepare_heap_for_board();
+    if (ctx.one_shot) prepare_heap_for_board();
     auto result = load_catalog(ctx.board);
     if (auto* error = std::get_if<CatalogError>(&result))
-        return {nullptr, refused(3, fmt::format("{}: {}", command, error->message))};
-    return {keep_until_exit(std::move(std::get<CatalogLoad>(result))), {}};
+        return {nullptr, nullptr, refused(3, fmt::format("{}: {}", command, error->message))};
+    auto load = std::make_unique<CatalogLoad>(std::move(std::get<CatalogLoad>(result)));
+    if (ctx.one_shot) {
+        CatalogLoad* kept = keep_until_exit(std::move(load));
+        return {nullptr, kept, {}};
+    }
+    CatalogLoad* owned = load.get();
+    return {std::move(load), owned, {}};
 }
 
 std::optional<Ticket> full_ticket(const Context& ctx,

@@ -1,5 +1,7 @@
 #include "cli/render.hpp"
 
+#include "catalog/in_halves.hpp"
+
 #include <board/codec.hpp>
 
 #include <fmt/format.h>
@@ -206,25 +208,14 @@ std::string entries_json(const Catalog& catalog, const std::vector<const Catalog
     };
     // A big board's JSON is written in two halves at once (the catalog is only read): on
     // 10,000 tickets it is a fifth of a `board list --json`.
-    constexpr std::size_t split_above = 2048;
-    std::string second;
-    std::thread helper;
-    std::size_t mine = entries.size();
-    if (entries.size() > split_above) {
-        try {
-            helper =
-                std::thread{render_range, std::ref(second), entries.size() / 2, entries.size()};
-            mine = entries.size() / 2;
-        } catch (const std::system_error&) {
-            // No thread to be had: this one writes it all.
-        }
-    }
     std::string out;
     out.reserve(entries.size() * json_bytes_per_entry + 4);
     populate(out.data(), out.capacity());
     out += '[';
-    render_range(out, 0, mine);
-    if (helper.joinable()) helper.join();
+    std::string second;
+    in_halves(entries.size(), [&](std::size_t from, std::size_t to) {
+        render_range(from == 0 ? out : second, from, to);
+    });
     out += second;
     out += "]\n";
     return out;

@@ -73,9 +73,10 @@ CommandOutcome init_board(const fs::path& dir, const std::string& prefix) {
             fmt::format("init: cannot write {}: {}", (dir / "board.yaml").string(), ec.message()));
     // A board is meant to be kept in git (spec/storage.md); its board-wide caches and locks
     // are per machine and would only make conflicts. Best effort: a board works without it.
-    std::ofstream{dir / "tickets" / ".gitignore", std::ios::binary | std::ios::trunc}
-        << "# Per-machine caches and locks of the board tools, rebuilt from the logs.\n"
-           ".index\n.generation\n.last-id\n.lock\n*.tmp\n";
+    if (!fs::exists(dir / "tickets" / ".gitignore", ec))
+        std::ofstream{dir / "tickets" / ".gitignore", std::ios::binary}
+            << "# Per-machine caches and locks of the board tools, rebuilt from the logs.\n"
+               ".index\n.generation\n.last-id\n.lock\n*.tmp\n";
     return {
         0, fmt::format("Initialised a board in {} (prefix {})\n", dir.string(), prefix), {}, {}};
 }

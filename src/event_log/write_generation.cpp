@@ -16,6 +16,8 @@ namespace board {
 namespace {
 
 constexpr std::size_t file_size = 2 * sizeof(std::uint64_t);  // nonce, counter
+// Processes share the counter through the page cache: only a lock-free atomic works there.
+static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free);
 
 std::uint64_t random_nonce() {
     std::random_device device;
@@ -118,11 +120,22 @@ std::optional<WriteGeneration> read_write_generation(int tickets_fd) noexcept {
     const int fd =
         ::openat(tickets_fd, std::string{generation_file_name}.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return std::nullopt;
-    std::uint64_t content[2] = {0, 0};
-    const ssize_t got = ::pread(fd, content, file_size, 0);
+
+    struct stat st {};
+
+    void* mapped = MAP_FAILED;
+    if (::fstat(fd, &st) == 0 && st.st_size == static_cast<off_t>(file_size))
+        mapped = ::mmap(nullptr, file_size, PROT_READ, MAP_SHARED, fd, 0);
     ::close(fd);
-    if (got != static_cast<ssize_t>(file_size)) return std::nullopt;
-    return WriteGeneration{content[0], content[1]};
+    if (mapped == MAP_FAILED) return std::nullopt;
+    // Loaded atomically from the mapping the writers add to: a copy by read() could mix the
+    // bytes of two counters into an older one.
+    auto* words = static_cast<std::uint64_t*>(mapped);
+    const WriteGeneration generation{
+        std::atomic_ref<std::uint64_t>{words[0]}.load(std::memory_order_seq_cst),
+        std::atomic_ref<std::uint64_t>{words[1]}.load(std::memory_order_seq_cst)};
+    ::munmap(mapped, file_size);
+    return generation;
 }
 
 std::string boot_id() {
