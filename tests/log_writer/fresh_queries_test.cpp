@@ -1,0 +1,132 @@
+// The catalog's trusted index (write_generation.hpp) under real concurrency: processes append
+// notes while this one loads the board again and again. A load that starts after a note was
+// acknowledged must show that note: the index may be believed without a stat only when no
+// writer changed a log since it was checked, and this is where a gap in that rule would show.
+#include "support/temp_dir.hpp"
+
+#include <board/catalog.hpp>
+#include <board/event_log.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <filesystem>
+#include <string>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace board;
+
+namespace {
+
+constexpr int tickets = 8;
+
+fs::path scratch_root() {
+    std::error_code ec;
+    return fs::is_directory("/dev/shm", ec) ? fs::path{"/dev/shm"} : fs::temp_directory_path();
+}
+
+std::string id_of(int t) {
+    return "PROJ-" + std::to_string(t + 1);
+}
+
+/// Notes acknowledged so far per ticket, shared by every process of the test.
+struct Acknowledged {
+    std::int64_t notes[tickets];
+};
+
+}  // namespace
+
+TEST_CASE("a load never misses a note acknowledged before it started", "[catalog][generation]") {
+    const testing::TempDir board{"board-fresh-queries-", scratch_root()};
+    const fs::path tickets_dir = board.path() / "tickets";
+    const Actor ana{ActorKind::human, "ana"};
+    for (int t = 0; t < tickets; ++t) {
+        fs::create_directories(tickets_dir / id_of(t));
+        Created created;
+        created.ticket = id_of(t);
+        created.title = "ticket " + std::to_string(t);
+        REQUIRE(std::holds_alternative<Committed>(
+            transact(tickets_dir / id_of(t), ana, [&](const Ticket&) {
+                return std::vector<Payload>{created};
+            })));
+    }
+    REQUIRE(std::holds_alternative<CatalogLoad>(load_catalog(board.path())));  // the index
+
+    void* shared = ::mmap(
+        nullptr, sizeof(Acknowledged), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(shared != MAP_FAILED);
+    auto* acked = new (shared) Acknowledged{};
+    const auto notes_acked = [&](int t) {
+        return std::atomic_ref<std::int64_t>{acked->notes[t]}.load();
+    };
+
+    constexpr int writers = 2;
+    constexpr int notes_each = 200;
+    std::vector<pid_t> children;
+    for (int w = 0; w < writers; ++w) {
+        const pid_t pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            int failures = 0;
+            for (int i = 0; i < notes_each; ++i) {
+                const int t = (i * 3 + w) % tickets;
+                const auto result = transact(tickets_dir / id_of(t), ana, [&](const Ticket&) {
+                    return std::vector<Payload>{NoteAdded{"note " + std::to_string(i)}};
+                });
+                const auto* committed = std::get_if<Committed>(&result);
+                if (!committed) {
+                    ++failures;
+                    continue;
+                }
+                // Acknowledged: record how many notes the ticket has at least.
+                std::atomic_ref<std::int64_t> count{acked->notes[t]};
+                const auto now = static_cast<std::int64_t>(committed->ticket->notes.size());
+                for (auto seen = count.load();
+                     seen < now && !count.compare_exchange_weak(seen, now);) {
+                }
+            }
+            ::_exit(failures == 0 ? 0 : 1);
+        }
+        children.push_back(pid);
+    }
+
+    int loads = 0;
+    int stale = 0;
+    bool writing = true;
+    while (writing) {
+        writing = false;
+        for (const pid_t pid : children)
+            if (::waitpid(pid, nullptr, WNOHANG) == 0) writing = true;
+        std::int64_t before[tickets];
+        for (int t = 0; t < tickets; ++t) before[t] = notes_acked(t);
+        auto loaded = load_catalog(board.path());
+        REQUIRE(std::holds_alternative<CatalogLoad>(loaded));
+        const Catalog& catalog = std::get<CatalogLoad>(loaded).catalog;
+        ++loads;
+        for (int t = 0; t < tickets; ++t) {
+            const CatalogEntry* entry = catalog.find(id_of(t));
+            REQUIRE(entry != nullptr);
+            if (entry->notes < before[t]) {
+                ++stale;
+                UNSCOPED_INFO(id_of(t) << " showed " << entry->notes << " notes after " << before[t]
+                                       << " were acknowledged");
+            }
+        }
+    }
+    CHECK(loads > 10);
+    CHECK(stale == 0);
+
+    // Once every writer is done, a load shows every note, and the next one trusts the index.
+    std::int64_t total = 0;
+    auto final_load = load_catalog(board.path());
+    REQUIRE(std::holds_alternative<CatalogLoad>(final_load));
+    for (const auto& entry : std::get<CatalogLoad>(final_load).catalog.entries())
+        total += entry.notes;
+    CHECK(total == writers * notes_each);
+    CHECK(std::get<CatalogLoad>(load_catalog(board.path())).rebuilt == 0);
+    ::munmap(shared, sizeof(Acknowledged));
+}
