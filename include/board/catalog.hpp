@@ -22,7 +22,9 @@
 //     writer changed a log, the machine did not reboot, git did not check anything out.
 //     A log changed by other means (an editor, `cp`) is seen once something moves the key:
 //     any board write, `board verify`, a board command that reads that log and finds it
-//     corrupt, or deleting `tickets/.index`.
+//     corrupt, or deleting `tickets/.index`. `BOARD_CHECK_EVERY_LOG=1` in the environment
+//     turns the trust off (a board written from several machines: the generation is one
+//     machine's).
 //
 // A ticket whose log cannot be read (corrupt, newer schema) is left out with a warning: one
 // bad file never hides the rest of the board.

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <fstream>
 #include <unistd.h>
 
@@ -426,6 +427,13 @@ TEST_CASE("an index checked under the current write generation is believed witho
         std::ofstream{board.root / ".git" / "index"} << "DIRC two, longer";
         const auto load = load_ok(board);
         CHECK(load.rebuilt == 1);
+        CHECK(load.catalog.find("P-2")->notes == 1);
+    }
+    SECTION("BOARD_CHECK_EVERY_LOG=1 (a board shared over a network file system): every log") {
+        edit_by_hand();
+        ::setenv("BOARD_CHECK_EVERY_LOG", "1", 1);
+        const auto load = load_ok(board);
+        ::unsetenv("BOARD_CHECK_EVERY_LOG");
         CHECK(load.catalog.find("P-2")->notes == 1);
     }
     SECTION("a removed generation file comes back with a new nonce: nothing old matches") {
