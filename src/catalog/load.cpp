@@ -22,7 +22,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <system_error>
-#include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -385,6 +384,13 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
             if (parse_index_lines(rest, entries, identities)) index_dirty = true;
         }
     }
+    if (index_vouched && !index_dirty) {
+        // No board writer changed a log since every line was checked, the machine has not
+        // rebooted and git has not touched the work tree: the index is the board.
+        CatalogLoad believed;
+        believed.catalog = Catalog{std::move(entries)};
+        return believed;
+    }
     CatalogLoad load;
     std::vector<char> current(entries.size(), 0);
     std::vector<IndexLine> rebuilt;
@@ -408,12 +414,6 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
     //    only while the log's identity is unchanged; a changed log is rebuilt; a gone one
     //    drops its line. The stats are the bulk of a load on a big board (one path walk and
     //    one trap to the hypervisor each), so a second thread takes half of them there.
-    if (index_vouched && !index_dirty) {
-        // No board writer changed a log since every line was checked, the machine has not
-        // rebooted and git has not touched the work tree: the index is the board.
-        load.catalog = Catalog{std::move(entries)};
-        return load;
-    }
     std::vector<char> found(entries.size(), 0);  // the log exists (current or not)
     std::vector<LogIdentity> seen(entries.size());
     const auto stat_range = [&](std::size_t from, std::size_t to) {
