@@ -1,13 +1,12 @@
 // Maps the `board` executable's pages in a few system calls before it starts, instead of
 // one page fault at a time as it runs.
 //
-// Why: `board` is a short-lived process, and on virtual machines without hardware-assisted
-// paging (this project's CI runs on one) every page fault is a trap to the hypervisor,
-// about 12 µs here against well under 1 µs on bare metal. A `board create` took 102 of
-// them: 45 in the 4 MB of code (one per 64 KB the kernel maps around a fault), 29 in the
-// heap, the rest in data and stack. MADV_POPULATE_READ/WRITE map a whole range in one
-// call, at about 0.2-0.6 µs a page. On bare metal this costs a fraction of a millisecond
-// at most; on such a VM it saves one to two.
+// Why: `board` is a short-lived process, and on a virtual machine where every page fault
+// is a trap to the hypervisor (about 12 µs on this project's CI machines, against well under
+// 1 µs on bare metal) a `board create` spent a millisecond faulting: 102 faults, 45 of them
+// in the 4 MB of code (one per 64 KB the kernel maps around a fault), 29 in the heap.
+// MADV_POPULATE_READ/WRITE map a whole range in one call, at about 1 µs a page; `create`
+// now takes 42 faults, most of them in the C library's start-up, before this runs.
 //
 // It runs from .preinit_array: after the C library has set itself up, before any static
 // constructor, so the constructors' own faults are saved too. Best effort throughout: a
@@ -74,9 +73,10 @@ void populate_segments() {
 }
 
 /// The heap: malloc grows it 1 MB at a time from now on (not the default 128 KB), and the
-/// first 512 KB, about what a write command uses, is mapped at once.
+/// first 160 KB, about what `create` and `note` use, is mapped at once. (Queries that load a
+/// whole board prepare a bigger heap for themselves: prepare_heap_for_board.)
 void populate_heap() {
-    constexpr std::size_t first = 512 << 10;
+    constexpr std::size_t first = 160 << 10;
     (void)::mallopt(M_TOP_PAD, 1 << 20);
     (void)::mallopt(M_TRIM_THRESHOLD, 4 << 20);  // freeing must not hand the pad back
     (void)::mallopt(M_MMAP_THRESHOLD, 1 << 20);  // so the block below comes from the heap
