@@ -1,5 +1,6 @@
 // `list`, `ready`, `next`, `questions`: board-wide reads through the catalog.
 
+#include "cli/config_cache.hpp"
 #include "cli/commands.hpp"
 #include "cli/history.hpp"
 #include "cli/render.hpp"
@@ -162,7 +163,7 @@ CommandOutcome list_tickets(const Context& ctx, const ListFilter& filter) {
 CommandOutcome ready_tickets(const Context& ctx, const NextFilter& filter) {
     auto board = load_board(ctx, "ready");
     if (!board.load) return board.failure;
-    auto config = load_board_config(ctx.board / "board.yaml");
+    auto config = load_board_config_cached(ctx.board);
     if (!config) return refused(3, fmt::format("ready: board.yaml: {}", config.error().message));
     const Catalog& catalog = board.load->catalog;
     const auto picked = catalog.ready(config.value().policy, filter);
@@ -185,7 +186,7 @@ CommandOutcome next_ticket(const Context& ctx, const NextRequest& request) {
     if (request.human) {
         chosen = catalog.next_for_human(request.types, request.filter);
     } else {
-        auto config = load_board_config(ctx.board / "board.yaml");
+        auto config = load_board_config_cached(ctx.board);
         if (!config) return refused(3, fmt::format("next: board.yaml: {}", config.error().message));
         chosen = catalog.next_for_agent(config.value().policy, request.filter);
     }

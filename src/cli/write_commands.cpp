@@ -1,5 +1,7 @@
 #include "cli/write_commands.hpp"
 
+#include "cli/config_cache.hpp"
+
 #include <board/board_config.hpp>
 #include <board/board_dir.hpp>
 #include <board/catalog.hpp>
@@ -76,7 +78,7 @@ CommandOutcome init_board(const fs::path& dir, const std::string& prefix) {
     if (!fs::exists(dir / "tickets" / ".gitignore", ec))
         std::ofstream{dir / "tickets" / ".gitignore", std::ios::binary}
             << "# Per-machine caches and locks of the board tools, rebuilt from the logs.\n"
-               ".index\n.generation\n.last-id\n.lock\n*.tmp\n";
+               ".index\n.generation\n.last-id\n.config-cache\n.lock\n*.tmp\n";
     return {
         0, fmt::format("Initialised a board in {} (prefix {})\n", dir.string(), prefix), {}, {}};
 }
@@ -109,7 +111,7 @@ CommandOutcome create_ticket(const fs::path& board,
         if (auto why = catalog.parent_error("", request.parent))
             return refused(1, fmt::format("create: {}", *why));
     }
-    auto config = load_board_config(board / "board.yaml");
+    auto config = load_board_config_cached(board);
     if (!config)
         return refused(
             3,
