@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <fcntl.h>
 #include <random>
+#include <sys/random.h>
 #include <unistd.h>
 #include <unordered_set>
 #include <utility>
@@ -38,21 +40,23 @@ std::string_view to_string(LogError::Kind kind) {
 }
 
 std::string random_event_id() {
-    // Seeded once per process from the OS, and again after a fork: a child that kept its
-    // parent's state would hand out the parent's next ids.
-    struct State {
-        pid_t pid = -1;
-        std::mt19937_64 engine;
-    };
-
-    thread_local State state;
-    if (state.pid != ::getpid()) {
-        std::random_device device;
-        std::seed_seq seed{device(), device(), device(), device(), device(), device(), device()};
-        state.engine.seed(seed);
-        state.pid = ::getpid();
+    // 128 bits from the kernel on every call: nothing to reseed after a fork, and no
+    // std::random_device, whose start-up asks the CPU about RDRAND with cpuid, an
+    // instruction that traps to the hypervisor on a VM (tens of microseconds each).
+    std::uint64_t words[2];
+    auto* bytes = reinterpret_cast<unsigned char*>(words);
+    std::size_t got = 0;
+    while (got < sizeof words) {
+        const ssize_t n = ::getrandom(bytes + got, sizeof words - got, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
     }
-    return fmt::format("{:016x}{:016x}", state.engine(), state.engine());
+    if (got < sizeof words) {  // no getrandom (a kernel before 3.17, a seccomp filter)
+        std::random_device device;
+        for (auto& word : words) word = (std::uint64_t{device()} << 32) ^ device();
+    }
+    return fmt::format("{:016x}{:016x}", words[0], words[1]);
 }
 
 namespace {
