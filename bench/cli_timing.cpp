@@ -2,7 +2,11 @@
 // way a user or an agent pays for it) and prints the median and spread of the wall time, and
 // the median CPU time (user + sys) of the child.
 //
-//   board_cli_timing RUNS LABEL -- PROGRAM ARGS...
+//   board_cli_timing RUNS LABEL -- PROGRAM ARGS... [:: LABEL -- PROGRAM ARGS...]...
+//
+// With several commands (separated by a lone `::`) the runs are interleaved, one of each in
+// turn, so that a machine whose speed drifts over seconds (this VM's does, by up to 50%)
+// slows them all alike: compare their medians as ratios.
 //
 // stdout of the program goes to /dev/null. Exits non-zero if any run fails.
 
@@ -35,47 +39,76 @@ double millis(const timeval& t) {
     return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3;
 }
 
+struct Command {
+    std::string label;
+    std::vector<char*> argv;  ///< null-terminated
+    std::vector<double> wall, cpu;
+};
+
+/// Runs `command` once; false (and a message) if it could not run or failed.
+bool run_once(Command& command, int run) {
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t child = ::fork();
+    if (child < 0) return false;
+    if (child == 0) {
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 1);
+        ::execv(command.argv[0], command.argv.data());
+        ::_exit(127);
+    }
+    int status = 0;
+    rusage usage{};
+    ::wait4(child, &status, 0, &usage);
+    const auto end = std::chrono::steady_clock::now();
+    if (!WIFEXITED(status) || WEXITSTATUS(status) > 1) {
+        std::fprintf(stderr, "%s: run %d failed (status %d)\n", command.label.c_str(), run, status);
+        return false;
+    }
+    command.wall.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    command.cpu.push_back(millis(usage.ru_utime) + millis(usage.ru_stime));
+    return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    int separator = 0;
-    for (int i = 1; i < argc; ++i)
-        if (std::string{argv[i]} == "--") separator = i;
-    if (argc < 5 || separator != 3) {
-        std::fputs("usage: board_cli_timing RUNS LABEL -- PROGRAM ARGS...\n", stderr);
+    const char* usage =
+        "usage: board_cli_timing RUNS LABEL -- PROGRAM ARGS... [:: LABEL -- PROGRAM ARGS...]...\n";
+    if (argc < 5) {
+        std::fputs(usage, stderr);
         return 2;
     }
     const int runs = std::atoi(argv[1]);
-    const std::string label = argv[2];
     if (runs < 1) return 2;
-    std::vector<double> wall, cpu;
-    for (int r = 0; r < runs; ++r) {
-        const auto start = std::chrono::steady_clock::now();
-        const pid_t child = ::fork();
-        if (child < 0) return 3;
-        if (child == 0) {
-            const int null = ::open("/dev/null", O_WRONLY);
-            ::dup2(null, 1);
-            ::execv(argv[separator + 1], argv + separator + 1);
-            ::_exit(127);
+    std::vector<Command> commands;
+    for (int i = 2; i < argc;) {
+        if (i + 2 >= argc || std::string{argv[i + 1]} != "--") {
+            std::fputs(usage, stderr);
+            return 2;
         }
-        int status = 0;
-        rusage usage{};
-        ::wait4(child, &status, 0, &usage);
-        const auto end = std::chrono::steady_clock::now();
-        if (!WIFEXITED(status) || WEXITSTATUS(status) > 1) {
-            std::fprintf(stderr, "%s: run %d failed (status %d)\n", label.c_str(), r, status);
-            return 1;
+        Command command;
+        command.label = argv[i];
+        i += 2;
+        for (; i < argc && std::string{argv[i]} != "::"; ++i) command.argv.push_back(argv[i]);
+        if (command.argv.empty()) {
+            std::fputs(usage, stderr);
+            return 2;
         }
-        wall.push_back(std::chrono::duration<double, std::milli>(end - start).count());
-        cpu.push_back(millis(usage.ru_utime) + millis(usage.ru_stime));
+        command.argv.push_back(nullptr);
+        if (i < argc) ++i;  // the `::`
+        commands.push_back(std::move(command));
     }
-    std::printf("%-34s median %7.2f ms   p10 %7.2f   p90 %7.2f   cpu median %7.2f ms   (%d runs)\n",
-                label.c_str(),
-                median(wall),
-                percentile(wall, 0.1),
-                percentile(wall, 0.9),
-                median(cpu),
-                runs);
+    for (int r = 0; r < runs; ++r)
+        for (auto& command : commands)
+            if (!run_once(command, r)) return 1;
+    for (const auto& command : commands)
+        std::printf(
+            "%-34s median %7.2f ms   p10 %7.2f   p90 %7.2f   cpu median %7.2f ms   (%d runs)\n",
+            command.label.c_str(),
+            median(command.wall),
+            percentile(command.wall, 0.1),
+            percentile(command.wall, 0.9),
+            median(command.cpu),
+            runs);
     return 0;
 }
