@@ -1,7 +1,7 @@
 // `list`, `ready`, `next`, `questions`: board-wide reads through the catalog.
 
-#include "cli/config_cache.hpp"
 #include "cli/commands.hpp"
+#include "cli/config_cache.hpp"
 #include "cli/history.hpp"
 #include "cli/render.hpp"
 

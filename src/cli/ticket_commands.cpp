@@ -2,8 +2,8 @@
 // folds the log and runs the event through reduce() under the ticket's lock: the reducer is
 // the only judge (provenance, status, feedback), and a refusal writes nothing.
 
-#include "cli/config_cache.hpp"
 #include "cli/commands.hpp"
+#include "cli/config_cache.hpp"
 #include "cli/history.hpp"
 
 #include <board/board_config.hpp>
