@@ -30,15 +30,15 @@ for n in 1000 10000; do
 done
 
 # Writes: each run appends one durable event (write + fdatasync) and refreshes the snapshot.
-dir=$SCRATCH/b10000
-"$TIME" "$RUNS" "create on 10k (fsync)" -- "$BOARD" create "A ticket from the benchmark" --board "$dir"
-dir=$SCRATCH/b1000
-"$TIME" "$RUNS" "create (fsync)" -- "$BOARD" create "A ticket from the benchmark" --board "$dir"
-# The same durable file-system work with nothing else (bench/create_io_floor.cpp): the floor.
+# Interleaved with what they are compared to (board_cli_timing runs one of each in turn): the
+# same durable file-system work with nothing else (bench/create_io_floor.cpp), `board list` on
+# an empty board (what starting `board` costs), and /bin/true (what any process costs here).
 mkdir -p "$SCRATCH/floor/tickets"  # not a board: its FLOOR-N folders would be tickets
-"$TIME" "$RUNS" "create's file-system work alone" -- "$BUILD/bench/board_create_io_floor" "$SCRATCH/floor/tickets"
-"$TIME" "$RUNS" "note (fsync)" -- "$BOARD" note PROJ-7 "a note from the benchmark" --board "$dir"
-"$TIME" 1 "list --json after the writes" -- "$BOARD" list --json --board "$dir"
-"$TIME" "$RUNS" "board --version (process floor)" -- "$BOARD" --version
-# What any process costs on this machine right now: compare every row above with it.
-"$TIME" "$RUNS" "/bin/true (machine floor)" -- /bin/true
+"$BOARD" init "$SCRATCH/empty" > /dev/null
+"$TIME" "$RUNS" "create on 10k (fsync)" -- "$BOARD" create "A ticket from the benchmark" --board "$SCRATCH/b10000" \
+  :: "create on 1k (fsync)" -- "$BOARD" create "A ticket from the benchmark" --board "$SCRATCH/b1000" \
+  :: "note (fsync)" -- "$BOARD" note PROJ-7 "a note from the benchmark" --board "$SCRATCH/b1000" \
+  :: "create's file-system work alone" -- "$BUILD/bench/board_create_io_floor" "$SCRATCH/floor/tickets" \
+  :: "list, empty board (board's floor)" -- "$BOARD" list --board "$SCRATCH/empty" \
+  :: "/bin/true (machine floor)" -- /bin/true
+"$TIME" 1 "list --json after the writes" -- "$BOARD" list --json --board "$SCRATCH/b1000"

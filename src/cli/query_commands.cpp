@@ -79,9 +79,10 @@ void prepare_heap_for_board() {
     (void)::mallopt(M_TOP_PAD, step);
     (void)::mallopt(M_ARENA_MAX, 1);  // a second thread's arena would not be prepared
     const auto before = reinterpret_cast<std::uintptr_t>(::sbrk(0));
-    // The heap now extends `step` beyond this block. Volatile: a malloc whose block is never
-    // used may be left out by the compiler altogether.
-    void* volatile grow = std::malloc(1 << 20);
+    // A block bigger than whatever is left at the top of the heap (prefault.cpp leaves about
+    // 1 MB there), so that the heap grows now: by the block and `step` beyond it. Volatile: a
+    // malloc whose block is never used may be left out by the compiler altogether.
+    void* volatile grow = std::malloc(step);
     const auto after = reinterpret_cast<std::uintptr_t>(::sbrk(0));
     std::free(grow);
     constexpr std::uintptr_t huge = 2 << 20;
