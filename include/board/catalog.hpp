@@ -15,16 +15,19 @@
 //     (inode, size, mtime) and the fields queries need. A line is used only while the log's
 //     identity is unchanged (an append changes the size), else it is rebuilt from the
 //     snapshot or the log. Text, tab-separated, so `cat` shows it; delete it at will.
-//     Its first line records the key under which a load last checked EVERY log against its
-//     line: the board's write generation (write_generation.hpp), the boot id and the identity
-//     of the git index of the work tree holding the board. While the key is unchanged, a load
-//     believes the index without a stat per log (10,000 stats cost 28 ms on our VM): no board
-//     writer changed a log, the machine did not reboot, git did not check anything out.
-//     A log changed by other means (an editor, `cp`) is seen once something moves the key:
-//     any board write, `board verify`, a board command that reads that log and finds it
-//     corrupt, or deleting `tickets/.index`. `BOARD_CHECK_EVERY_LOG=1` in the environment
-//     turns the trust off (a board written from several machines: the generation is one
-//     machine's).
+//     Its first line records the key under which a load last checked the logs against its
+//     lines: the board's write generation (write_generation.hpp), the boot id and the
+//     identity of the git index of the work tree holding the board. While the key is
+//     unchanged, a load believes the index without a stat per log (10,000 stats cost 28 ms
+//     on our VM): no board writer changed a log, the machine did not reboot, git did not
+//     check anything out. When only the generation moved on, the generation's ring names the
+//     tickets the writers changed since, and only their logs are checked (a board a daemon
+//     writes); when the ring cannot tell, every log is.
+//     A log changed by other means (an editor, `cp`) is seen by the next load that checks
+//     every log: after `board verify`, a git checkout, a reboot, a board command that reads
+//     that log and finds it corrupt, more writes than the ring holds, or deleting
+//     `tickets/.index`. `BOARD_CHECK_EVERY_LOG=1` in the environment turns the trust off (a
+//     board written from several machines: the generation is one machine's).
 //
 // A ticket whose log cannot be read (corrupt, newer schema) is left out with a warning: one
 // bad file never hides the rest of the board.

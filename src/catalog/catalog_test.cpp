@@ -403,21 +403,85 @@ TEST_CASE("an index checked under the current write generation is believed witho
             << R"("type":"note","text":"written by hand"})" << '\n';
     };
 
-    SECTION("a change no board writer announced is not seen until one does") {
+    SECTION("a change no board writer announced is not seen until `verify` says any log") {
         edit_by_hand();
-        CHECK(load_ok(board).catalog.find("P-2")->notes == 0);  // the index, unchecked
-        bump_write_generation(board.root / "tickets");          // what every writer and `verify` do
+        CHECK(load_ok(board).catalog.find("P-2")->notes == 0);               // the index, unchecked
+        bump_write_generation(board.root / "tickets", "", BumpSide::after);  // what verify does
         const auto load = load_ok(board);
         CHECK(load.rebuilt == 1);
         CHECK(load.catalog.find("P-2")->notes == 1);
     }
-    SECTION("a board writer's append anywhere makes the next load check every log") {
-        edit_by_hand();
+    SECTION("a board writer's append makes the next load check that ticket only") {
+        edit_by_hand();  // the probe: seen only by a load that checks P-2
         board.commit("P-1", NoteAdded{"through the event log"});
         const auto load = load_ok(board);
-        CHECK(load.rebuilt == 2);
+        CHECK(load.rebuilt == 1);
         CHECK(load.catalog.find("P-1")->notes == 1);
-        CHECK(load.catalog.find("P-2")->notes == 1);
+        CHECK(load.catalog.find("P-2")->notes == 0);
+        CHECK(load_ok(board).rebuilt == 0);  // and the load after it believes the index again
+    }
+    SECTION("the index rewritten after a write is the one a load from nothing writes") {
+        board.commit("P-1", NoteAdded{"through the event log"});
+        REQUIRE(load_ok(board).rebuilt == 1);  // P-2's line copied, P-1's made again
+        const auto body = [&] {
+            std::ifstream in{board.root / "tickets" / ".index"};
+            std::string text{std::istreambuf_iterator<char>{in}, {}};
+            return text.substr(text.find('\n') + 1);  // all but the key
+        };
+        const std::string rewritten = body();
+        CHECK(rewritten.find("P-1") != std::string::npos);
+        fs::remove(board.root / "tickets" / ".index");
+        REQUIRE(load_ok(board).rebuilt == 2);
+        CHECK(body() == rewritten);
+    }
+    SECTION("`verify` (a bump that names no ticket) makes the next load check every log") {
+        edit_by_hand();
+        board.commit("P-1", NoteAdded{"through the event log"});
+        bump_write_generation(board.root / "tickets", "", BumpSide::after);
+        CHECK(load_ok(board).catalog.find("P-2")->notes == 1);
+    }
+    SECTION("a ticket created by a board writer is found without listing tickets/") {
+        edit_by_hand();
+        board.create("P-3", "third");
+        const auto load = load_ok(board);
+        REQUIRE(load.catalog.find("P-3"));
+        CHECK(load.catalog.find("P-3")->ticket.title == "third");
+        CHECK(load.catalog.find("P-2")->notes == 0);
+    }
+    SECTION("a change begun and never ended (a writer killed) is checked by every later load") {
+        const fs::path tickets = board.root / "tickets";
+        bump_write_generation(tickets, "P-2", BumpSide::before);
+        CHECK(load_ok(board).catalog.find("P-2")->notes == 0);  // checked before the write
+        edit_by_hand();                                         // the write; no bump after it
+        CHECK(load_ok(board).catalog.find("P-2")->notes == 1);
+        board.commit("P-1", NoteAdded{"a later write elsewhere"});
+        const auto later = load_ok(board);
+        CHECK(later.catalog.find("P-1")->notes == 1);
+        CHECK(later.catalog.find("P-2")->notes == 1);
+    }
+    SECTION("more writes than the generation's ring remembers: every log is checked") {
+        edit_by_hand();
+        for (std::uint64_t i = 0; i < touch_slot_count; ++i) {
+            bump_write_generation(board.root / "tickets", "P-1", BumpSide::before);
+            bump_write_generation(board.root / "tickets", "P-1", BumpSide::after);
+        }
+        CHECK(load_ok(board).catalog.find("P-2")->notes == 1);
+    }
+    SECTION("a ring slot that does not hold its bump: every log is checked") {
+        edit_by_hand();
+        board.commit("P-1", NoteAdded{"through the event log"});
+        // The slot of the last bump, as a writer mid-way through writing it leaves it.
+        const fs::path file = board.root / "tickets" / ".generation";
+        std::fstream ring{file, std::ios::in | std::ios::out | std::ios::binary};
+        ring.seekg(8);
+        std::uint64_t counter = 0;
+        ring.read(reinterpret_cast<char*>(&counter), sizeof counter);
+        REQUIRE(counter > 0);
+        const std::uint64_t zero = 0;
+        ring.seekp(static_cast<std::streamoff>(16 + ((counter - 1) % touch_slot_count) * 64));
+        ring.write(reinterpret_cast<const char*>(&zero), sizeof zero);
+        ring.close();
+        CHECK(load_ok(board).catalog.find("P-2")->notes == 1);
     }
     SECTION("git rewriting its index (checkout, pull, merge) makes the next load check") {
         fs::create_directories(board.root / ".git");
@@ -443,7 +507,7 @@ TEST_CASE("an index checked under the current write generation is believed witho
     }
     SECTION("a board with a ticket left out checks every log on every load, and warns") {
         std::ofstream{log, std::ios::app} << "{broken\n{\"v\":1}\n";
-        bump_write_generation(board.root / "tickets");
+        bump_write_generation(board.root / "tickets", "P-2", BumpSide::after);
         CHECK(load_ok(board).warnings.size() == 1);
         CHECK(load_ok(board).warnings.size() == 1);
     }

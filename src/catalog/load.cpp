@@ -14,11 +14,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <memory>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <system_error>
@@ -253,34 +255,113 @@ std::optional<std::string> git_index_identity(const fs::path& board_root) {
     }
 }
 
+/// The key an index is recorded under when nothing vouches for it: every load checks every log.
+constexpr std::string_view unvouched_key = "-";
+
 /// What must be unchanged for the index to be believed without statting every log: the
 /// board's write generation, the boot (a power cut can take back unsynced bumps) and the git
 /// index (a checkout or pull changes logs behind the board's back). Read BEFORE the logs are
-/// checked, so a change during the check leaves a later key. Empty: nothing can vouch.
-std::string freshness_key(int tickets_fd, const fs::path& tickets, const fs::path& board_root) {
+/// checked, so a change during the check leaves a later key. In the index's first line it is
+/// `NONCE.COUNTER BOOT GIT`; a later load whose nonce, boot and git agree, and whose counter
+/// moved on, asks the generation's ring which tickets the bumps in between were about.
+struct Freshness {
+    std::unique_ptr<GenerationView> view;
+    WriteGeneration generation;
+    std::string boot_and_git;
+
+    std::string key(std::uint64_t counter) const {
+        return fmt::format("{:016x}.{} {}", generation.nonce, counter, boot_and_git);
+    }
+
+    /// The counter `recorded` was written at, if it was written under this nonce, boot and
+    /// git index and is not ahead of the generation now.
+    std::optional<std::uint64_t> recorded_counter(std::string_view recorded) const {
+        const std::string nonce = fmt::format("{:016x}.", generation.nonce);
+        if (!recorded.starts_with(nonce)) return std::nullopt;
+        recorded.remove_prefix(nonce.size());
+        const auto space = recorded.find(' ');
+        if (space == std::string_view::npos || recorded.substr(space + 1) != boot_and_git)
+            return std::nullopt;
+        std::uint64_t counter = 0;
+        const auto digits = recorded.substr(0, space);
+        const auto [end, ec] =
+            std::from_chars(digits.data(), digits.data() + digits.size(), counter);
+        if (ec != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
+        if (counter > generation.counter) return std::nullopt;
+        return counter;
+    }
+};
+
+/// nullopt: nothing can vouch for an index on this board now (every load checks every log).
+std::optional<Freshness> read_freshness(int tickets_fd,
+                                        const fs::path& tickets,
+                                        const fs::path& board_root) {
     // The generation lives in one machine's page cache: a board written from several machines
     // over a network file system asks for every log to be checked on every load.
     if (const char* every = std::getenv("BOARD_CHECK_EVERY_LOG"); every && *every && *every != '0')
-        return {};
-    auto generation = read_write_generation(tickets_fd);
+        return std::nullopt;
+    Freshness fresh;
+    fresh.view = std::make_unique<GenerationView>(tickets_fd);
+    auto generation = fresh.view->generation();
     if (!generation) {
         // The first load of this board (or of a copy): start its generation.
         start_write_generation(tickets);
-        generation = read_write_generation(tickets_fd);
+        fresh.view = std::make_unique<GenerationView>(tickets_fd);
+        generation = fresh.view->generation();
     }
-    if (!generation) return {};
+    if (!generation) return std::nullopt;
+    fresh.generation = *generation;
     const std::string boot = boot_id();
-    if (boot.empty()) return {};
+    if (boot.empty()) return std::nullopt;
     const auto git = git_index_identity(board_root);
-    if (!git) return {};
-    return fmt::format("{:016x}.{} {} {}", generation->nonce, generation->counter, boot, *git);
+    if (!git) return std::nullopt;
+    fresh.boot_and_git = boot + " " + *git;
+    return fresh;
+}
+
+/// Writes the index: a header with `key`, then one line per entry in id order. A line whose
+/// text from the index being replaced is still at hand (`texts[i]` not empty) is copied as it
+/// is: at 10,000 tickets formatting every line again was most of a rewrite. A board on a
+/// read-only disk still lists: the index is only a cache.
+void write_index(const fs::path& tickets,
+                 const std::vector<CatalogEntry>& entries,
+                 const std::vector<LogIdentity>& identities,
+                 const std::vector<std::string_view>& texts,
+                 std::string_view key) {
+    std::vector<std::size_t> order(entries.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    // Nearly always in id order already (the index's own, plus a new ticket or two at the
+    // end): sorting 10,000 ids by their parts would be a third of writing the index.
+    const auto by_id = [&](std::size_t a, std::size_t b) {
+        return id_less(entries[a].ticket.id, entries[b].ticket.id);
+    };
+    if (!std::is_sorted(order.begin(), order.end(), by_id))
+        std::sort(order.begin(), order.end(), by_id);
+    std::string text{catalog_index::header_prefix};
+    text.reserve(entries.size() * 240 + 128);
+    text += key;
+    text += '\n';
+    IndexLine line;
+    for (const std::size_t i : order) {
+        if (!texts[i].empty()) {
+            text += texts[i];
+            text += '\n';
+            continue;
+        }
+        // append_line wants an IndexLine; the bulk fields are empty, so the copy is small.
+        line.log = identities[i];
+        line.entry = entries[i];
+        catalog_index::append_line(text, line);
+    }
+    (void)replace_file(tickets / index_file_name, text);
 }
 
 /// Keeps the index lines `i` for which `keep(i, kept so far)` holds, in order, in place (the
-/// entries and their log identities side by side).
+/// entries, their log identities and their texts side by side).
 template <class Keep>
 void keep_lines(std::vector<CatalogEntry>& entries,
                 std::vector<LogIdentity>& identities,
+                std::vector<std::string_view>& texts,
                 Keep keep) {
     std::size_t kept = 0;
     for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -288,14 +369,17 @@ void keep_lines(std::vector<CatalogEntry>& entries,
         if (kept != i) {
             entries[kept] = std::move(entries[i]);
             identities[kept] = identities[i];
+            texts[kept] = texts[i];
         }
         ++kept;
     }
     entries.resize(kept);
     identities.resize(kept);
+    texts.resize(kept);
 }
 
-/// Parses the index's ticket lines into `entries` and `identities`, in file order. Once the
+/// Parses the index's ticket lines into `entries`, `identities` and `lines` (their text), in
+/// file order. Once the
 /// logs need no stat, parsing and building the entries is most of a big board's load, so
 /// on a big board two threads take half each (into slots made beforehand, so
 /// nothing moves). A line that does not parse, or does not come strictly after the one kept
@@ -303,9 +387,9 @@ void keep_lines(std::vector<CatalogEntry>& entries,
 /// rebuilt from its folder. Returns true if any line was dropped or the last one is torn.
 bool parse_index_lines(std::string_view body,
                        std::vector<CatalogEntry>& entries,
-                       std::vector<LogIdentity>& identities) {
+                       std::vector<LogIdentity>& identities,
+                       std::vector<std::string_view>& lines) {
     bool dropped = false;
-    std::vector<std::string_view> lines;
     lines.reserve(body.size() / 160 + 16);
     const char* at = body.data();
     const char* const end = at + body.size();
@@ -331,13 +415,80 @@ bool parse_index_lines(std::string_view body,
     };
     in_halves(count, parse_range);
 
-    keep_lines(entries, identities, [&](std::size_t i, std::size_t kept) {
+    keep_lines(entries, identities, lines, [&](std::size_t i, std::size_t kept) {
         const bool keep =
             parsed[i] && (kept == 0 || id_less(entries[kept - 1].ticket.id, entries[i].ticket.id));
         dropped = dropped || !keep;
         return keep;
     });
     return dropped;
+}
+
+/// A load that checks only the tickets the generation's ring names (`touched`), against an
+/// index whose lines were current at the generation it records: each such log is statted,
+/// and its line rebuilt if the log changed, added for a new ticket, dropped for a gone one.
+/// The index is rewritten when a line changed or its key moved on.
+CatalogLoad load_touched(const fs::path& tickets,
+                         int tickets_fd,
+                         std::vector<CatalogEntry> entries,
+                         std::vector<LogIdentity> identities,
+                         std::vector<std::string_view> texts,
+                         const Touched& touched,
+                         std::string_view index_key,
+                         const Freshness& fresh) {
+    CatalogLoad load;
+    bool changed = false;  // a line rebuilt, added or dropped
+    std::vector<char> gone(entries.size(), 0);
+    std::vector<IndexLine> added;
+    std::string log;
+    for (const std::string& id : touched.tickets) {
+        if (!is_valid_ticket_id(id)) continue;  // never written by a board writer
+        // The index's lines are in id order (parse_index_lines keeps no other).
+        const auto it = std::lower_bound(
+            entries.begin(), entries.end(), id, [](const CatalogEntry& e, const std::string& v) {
+                return id_less(e.ticket.id, v);
+            });
+        const bool indexed = it != entries.end() && it->ticket.id == id;
+        const auto at = static_cast<std::size_t>(it - entries.begin());
+        log = id + "/" + std::string{log_file_name};
+
+        struct stat st {};
+
+        if (::fstatat(tickets_fd, log.c_str(), &st, 0) != 0) {
+            // Gone, or a ticket whose create has not written its first event yet.
+            if (indexed) gone[at] = 1;
+            changed = changed || indexed;
+            continue;
+        }
+        const LogIdentity now = identity_of(st);
+        if (indexed && identities[at] == now) continue;
+        changed = true;
+        auto entry = rebuild(tickets, tickets_fd, id, load.warnings);
+        ++load.rebuilt;
+        if (!entry) {
+            if (indexed) gone[at] = 1;  // left out with a warning, as a full check does
+        } else if (indexed) {
+            entries[at] = std::move(*entry);
+            identities[at] = now;
+            texts[at] = {};
+        } else {
+            added.push_back(IndexLine{now, std::move(*entry)});
+        }
+    }
+    if (std::find(gone.begin(), gone.end(), 1) != gone.end())
+        keep_lines(
+            entries, identities, texts, [&](std::size_t i, std::size_t) { return gone[i] == 0; });
+    for (auto& line : added) {
+        entries.push_back(std::move(line.entry));
+        identities.push_back(line.log);
+        texts.emplace_back();
+    }
+    const std::string recorded_key =
+        load.warnings.empty() ? fresh.key(touched.settled) : std::string{unvouched_key};
+    if (changed > 0 || index_key != recorded_key)
+        write_index(tickets, entries, identities, texts, recorded_key);
+    load.catalog = Catalog{std::move(entries)};
+    return load;
 }
 
 }  // namespace
@@ -361,14 +512,15 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
     // the vector the catalog will own.
     std::vector<CatalogEntry> entries;
     std::vector<LogIdentity> identities;
+    std::vector<std::string_view> texts;  // each line's text in the mapped index
     // Mapped, not read: a file replaced by a writer meanwhile (rename) leaves this mapping on
     // the old file, which is the snapshot every line is checked against anyway; a rewrite in
     // place never happens (the index is only ever replaced).
-    const std::string key = freshness_key(tickets_fd.get(), tickets, board_root);
+    const auto fresh = read_freshness(tickets_fd.get(), tickets, board_root);
     const MappedFile index_file{tickets_fd.get(), std::string{index_file_name}};
     bool index_dirty = !index_file.opened();
-    bool index_vouched = false;  // its key is the current one: every line is current
-    std::string_view index_key;  // the key the index was written under
+    std::optional<std::uint64_t> vouched_at;  // the index's key agrees: lines current as of it
+    std::string_view index_key;               // the key the index was written under
     if (index_file.opened()) {
         std::string_view rest = index_file.text();
         const auto header_end = rest.find('\n');
@@ -379,17 +531,30 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
             const auto recorded = rest.substr(catalog_index::header_prefix.size(),
                                               header_end - catalog_index::header_prefix.size());
             index_key = recorded;
-            index_vouched = !key.empty() && recorded == key;
+            if (fresh) vouched_at = fresh->recorded_counter(recorded);
             rest.remove_prefix(header_end + 1);
-            if (parse_index_lines(rest, entries, identities)) index_dirty = true;
+            if (parse_index_lines(rest, entries, identities, texts)) index_dirty = true;
         }
     }
-    if (index_vouched && !index_dirty) {
-        // No board writer changed a log since every line was checked, the machine has not
-        // rebooted and git has not touched the work tree: the index is the board.
-        CatalogLoad believed;
-        believed.catalog = Catalog{std::move(entries)};
-        return believed;
+    if (vouched_at && !index_dirty) {
+        if (*vouched_at == fresh->generation.counter) {
+            // No board writer changed a log since every line was checked, the machine has
+            // not rebooted and git has not touched the work tree: the index is the board.
+            CatalogLoad believed;
+            believed.catalog = Catalog{std::move(entries)};
+            return believed;
+        }
+        // Writers changed some logs since: the generation's ring names them, so only those
+        // are checked (a board a daemon writes is in this case nearly always).
+        if (auto touched = fresh->view->touched(*vouched_at, fresh->generation.counter))
+            return load_touched(tickets,
+                                tickets_fd.get(),
+                                std::move(entries),
+                                std::move(identities),
+                                std::move(texts),
+                                *touched,
+                                index_key,
+                                *fresh);
     }
     CatalogLoad load;
     std::vector<char> current(entries.size(), 0);
@@ -479,39 +644,24 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
 
     if (std::find(current.begin(), current.end(), 0) != current.end()) {
         index_dirty = true;  // tickets gone, changed or left out: drop their old lines
-        keep_lines(
-            entries, identities, [&](std::size_t i, std::size_t) { return current[i] != 0; });
+        keep_lines(entries, identities, texts, [&](std::size_t i, std::size_t) {
+            return current[i] != 0;
+        });
     }
     for (auto& line : rebuilt) {
         entries.push_back(std::move(line.entry));
         identities.push_back(line.log);
+        texts.emplace_back();
     }
 
     // The key goes into the index only when this load checked every log and left nothing
     // out: a ticket left out with a warning must be warned about on every load.
-    const std::string_view recorded_key =
-        key.empty() || !load.warnings.empty() ? std::string_view{"-"} : std::string_view{key};
-    if (index_dirty || index_key != recorded_key) {
-        std::vector<std::size_t> order(entries.size());
-        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-            return id_less(entries[a].ticket.id, entries[b].ticket.id);
-        });
-        std::string text{catalog_index::header_prefix};
-        text.reserve(entries.size() * 240 + 128);
-        text += recorded_key;
-        text += '\n';
-        IndexLine line;
-        for (const std::size_t i : order) {
-            // append_line wants an IndexLine; the bulk fields are empty, so the copy is small.
-            line.log = identities[i];
-            line.entry = entries[i];
-            catalog_index::append_line(text, line);
-        }
-        // A board on a read-only disk still lists: the index is only a cache.
-        (void)replace_file(tickets / index_file_name, text);
-    }
-
+    const std::string recorded_key =
+        fresh && load.warnings.empty()
+            ? fresh->key(fresh->view->settled_after_full_check(fresh->generation.counter))
+            : std::string{unvouched_key};
+    if (index_dirty || index_key != recorded_key)
+        write_index(tickets, entries, identities, texts, recorded_key);
     load.catalog = Catalog{std::move(entries)};
     return load;
 }

@@ -5,8 +5,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <map>
 #include <mutex>
 #include <random>
+#include <set>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,9 +17,84 @@
 namespace board {
 namespace {
 
-constexpr std::size_t file_size = 2 * sizeof(std::uint64_t);  // nonce, counter
-// Processes share the counter through the page cache: only a lock-free atomic works there.
+// The file: nonce, counter, then touch_slot_count slots of 8 words. A slot: its bump's number
+// (0 while being written), then 56 bytes: the side (BumpSide), the ticket id NUL-padded.
+constexpr std::size_t header_words = 2;
+constexpr std::size_t slot_words = 8;
+constexpr std::size_t id_capacity = (slot_words - 1) * sizeof(std::uint64_t) - 1;
+constexpr std::size_t file_words = header_words + touch_slot_count * slot_words;
+constexpr std::size_t file_size = file_words * sizeof(std::uint64_t);
+// Processes share the file through the page cache: only lock-free atomics work there.
 static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free);
+
+std::uint64_t* slot_of(std::uint64_t* words, std::uint64_t number) {
+    return words + header_words + ((number - 1) % touch_slot_count) * slot_words;
+}
+
+/// Writes bump `number`'s slot, seqlock-style: a reader that sees the same number before and
+/// after copying the payload has a whole one.
+void write_slot(std::uint64_t* words,
+                std::uint64_t number,
+                std::string_view ticket,
+                BumpSide side) {
+    std::uint64_t payload[slot_words - 1] = {};
+    auto* bytes = reinterpret_cast<unsigned char*>(payload);
+    bytes[0] = static_cast<unsigned char>(side);
+    if (ticket.size() <= id_capacity) std::memcpy(bytes + 1, ticket.data(), ticket.size());
+    std::uint64_t* slot = slot_of(words, number);
+    std::atomic_ref<std::uint64_t>{slot[0]}.store(0, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    for (std::size_t i = 0; i + 1 < slot_words; ++i)
+        std::atomic_ref<std::uint64_t>{slot[i + 1]}.store(payload[i], std::memory_order_relaxed);
+    std::atomic_ref<std::uint64_t>{slot[0]}.store(number, std::memory_order_release);
+}
+
+struct SlotRead {
+    BumpSide side = BumpSide::before;
+    std::string ticket;  ///< empty: any log
+};
+
+/// Bump `number`'s slot, or nullopt if it holds another bump or is being written.
+std::optional<SlotRead> read_slot(std::uint64_t* words, std::uint64_t number) {
+    std::uint64_t* slot = slot_of(words, number);
+    if (std::atomic_ref<std::uint64_t>{slot[0]}.load(std::memory_order_acquire) != number)
+        return std::nullopt;
+    std::uint64_t payload[slot_words - 1];
+    for (std::size_t i = 0; i + 1 < slot_words; ++i)
+        payload[i] = std::atomic_ref<std::uint64_t>{slot[i + 1]}.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (std::atomic_ref<std::uint64_t>{slot[0]}.load(std::memory_order_relaxed) != number)
+        return std::nullopt;
+    const auto* bytes = reinterpret_cast<const char*>(payload);
+    SlotRead read;
+    read.side = bytes[0] == static_cast<char>(BumpSide::after) ? BumpSide::after : BumpSide::before;
+    read.ticket.assign(bytes + 1, ::strnlen(bytes + 1, id_capacity));
+    return read;
+}
+
+/// Follows the changes the slots `from`..`to` show: each `after` ends the oldest open
+/// `before` of its ticket. Returns the first bump of a change still open, or 0.
+class OpenChanges {
+public:
+    void add(std::uint64_t number, const SlotRead& slot) {
+        auto& open = open_[slot.ticket];
+        if (slot.side == BumpSide::before)
+            open.push_back(number);
+        else if (!open.empty())
+            open.erase(open.begin());
+    }
+
+    /// The highest counter below every change still open, or `until` when none is.
+    std::uint64_t settled(std::uint64_t until) const {
+        std::uint64_t settled = until;
+        for (const auto& [ticket, open] : open_)
+            if (!open.empty()) settled = std::min(settled, open.front() - 1);
+        return settled;
+    }
+
+private:
+    std::map<std::string, std::vector<std::uint64_t>> open_;
+};
 
 std::uint64_t random_nonce() {
     std::random_device device;
@@ -27,12 +104,13 @@ std::uint64_t random_nonce() {
 /// Writes a whole new generation file beside `path` and links it into place; losing the race
 /// to another writer is fine (theirs is as good). Best effort: a failure leaves no file.
 void create_generation_file(const std::string& path) {
-    std::uint64_t content[2] = {random_nonce(), 0};
+    std::vector<std::uint64_t> content(file_words, 0);  // an empty ring: no slot has a number
+    content[0] = random_nonce();
     const std::string temp = path + "." + std::to_string(::getpid()) + "." +
                              std::to_string(content[0] & 0xffffff) + ".tmp";
     const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return;
-    const bool written = ::write(fd, content, file_size) == static_cast<ssize_t>(file_size);
+    const bool written = ::write(fd, content.data(), file_size) == static_cast<ssize_t>(file_size);
     ::close(fd);
     if (written) (void)::link(temp.c_str(), path.c_str());
     ::unlink(temp.c_str());
@@ -76,7 +154,9 @@ std::uint64_t* map_generation(const std::string& path, struct stat& st) {
 
 }  // namespace
 
-void bump_write_generation(const std::filesystem::path& tickets_dir) noexcept {
+void bump_write_generation(const std::filesystem::path& tickets_dir,
+                           std::string_view ticket,
+                           BumpSide side) noexcept {
     try {
         const std::string path = (tickets_dir / generation_file_name).string();
         const std::lock_guard lock{mapped_mutex};
@@ -100,7 +180,10 @@ void bump_write_generation(const std::filesystem::path& tickets_dir) noexcept {
             mapped.push_back(MappedGeneration{path, st.st_dev, st.st_ino, counter});
             it = mapped.end() - 1;
         }
-        std::atomic_ref<std::uint64_t>{*it->counter}.fetch_add(1, std::memory_order_seq_cst);
+        const std::uint64_t number =
+            std::atomic_ref<std::uint64_t>{*it->counter}.fetch_add(1, std::memory_order_seq_cst) +
+            1;
+        write_slot(it->counter - 1, number, ticket, side);
     } catch (...) {
         // Only allocation can throw here; a missed bump must not become a crash. Readers
         // still see the writer's second bump or the next writer's.
@@ -117,9 +200,13 @@ void start_write_generation(const std::filesystem::path& tickets_dir) noexcept {
 }
 
 std::optional<WriteGeneration> read_write_generation(int tickets_fd) noexcept {
+    return GenerationView{tickets_fd}.generation();
+}
+
+GenerationView::GenerationView(int tickets_fd) noexcept {
     const int fd =
         ::openat(tickets_fd, std::string{generation_file_name}.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return std::nullopt;
+    if (fd < 0) return;
 
     struct stat st {};
 
@@ -127,15 +214,48 @@ std::optional<WriteGeneration> read_write_generation(int tickets_fd) noexcept {
     if (::fstat(fd, &st) == 0 && st.st_size == static_cast<off_t>(file_size))
         mapped = ::mmap(nullptr, file_size, PROT_READ, MAP_SHARED, fd, 0);
     ::close(fd);
-    if (mapped == MAP_FAILED) return std::nullopt;
+    if (mapped != MAP_FAILED) words_ = static_cast<std::uint64_t*>(mapped);
+}
+
+GenerationView::~GenerationView() {
+    if (words_) ::munmap(words_, file_size);
+}
+
+std::optional<WriteGeneration> GenerationView::generation() const noexcept {
+    if (!words_) return std::nullopt;
     // Loaded atomically from the mapping the writers add to: a copy by read() could mix the
     // bytes of two counters into an older one.
-    auto* words = static_cast<std::uint64_t*>(mapped);
-    const WriteGeneration generation{
-        std::atomic_ref<std::uint64_t>{words[0]}.load(std::memory_order_seq_cst),
-        std::atomic_ref<std::uint64_t>{words[1]}.load(std::memory_order_seq_cst)};
-    ::munmap(mapped, file_size);
-    return generation;
+    return WriteGeneration{
+        std::atomic_ref<std::uint64_t>{words_[0]}.load(std::memory_order_seq_cst),
+        std::atomic_ref<std::uint64_t>{words_[1]}.load(std::memory_order_seq_cst)};
+}
+
+std::optional<Touched> GenerationView::touched(std::uint64_t since, std::uint64_t until) const {
+    if (!words_ || until < since || until - since > touch_slot_count) return std::nullopt;
+    Touched touched;
+    OpenChanges open;
+    std::set<std::string> seen;
+    for (std::uint64_t number = since + 1; number <= until; ++number) {
+        auto slot = read_slot(words_, number);
+        if (!slot || slot->ticket.empty()) return std::nullopt;
+        open.add(number, *slot);
+        if (seen.insert(slot->ticket).second) touched.tickets.push_back(slot->ticket);
+    }
+    touched.settled = open.settled(until);
+    return touched;
+}
+
+std::uint64_t GenerationView::settled_after_full_check(std::uint64_t counter) const noexcept {
+    if (!words_) return counter;
+    try {
+        OpenChanges open;
+        const std::uint64_t first = counter > touch_slot_count ? counter - touch_slot_count + 1 : 1;
+        for (std::uint64_t number = first; number <= counter; ++number)
+            if (auto slot = read_slot(words_, number)) open.add(number, *slot);
+        return open.settled(counter);
+    } catch (...) {
+        return 0;  // allocation: record nothing a later reader could build on
+    }
 }
 
 std::string boot_id() {
