@@ -10,10 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
-#include <functional>
 #include <sys/mman.h>
-#include <system_error>
-#include <thread>
 #include <unistd.h>
 
 namespace board::cli {
