@@ -50,8 +50,10 @@ struct WriteGeneration {
     friend bool operator==(const WriteGeneration&, const WriteGeneration&) = default;
 };
 
-/// Which side of a change to a log a bump is on.
-enum class BumpSide : std::uint8_t { before = 1, after = 2 };
+/// Which side of a change to a log a bump is on. `touch`: a log found changed by something
+/// that is not a board writer (a corrupt read, `board verify`): its ticket is checked again,
+/// but no change of a board writer begins or ends with it.
+enum class BumpSide : std::uint8_t { before = 1, after = 2, touch = 3 };
 
 /// Bumps `tickets_dir/.generation` if it exists (while it does not, no reader can trust an
 /// index by it, so there is nothing to tell), noting `ticket` (the folder name of the log
@@ -62,7 +64,8 @@ void bump_write_generation(const std::filesystem::path& tickets_dir,
                            std::string_view ticket,
                            BumpSide side) noexcept;
 
-/// Creates `tickets_dir/.generation` (a new nonce, counter 0) unless it exists: what a reader
+/// Creates `tickets_dir/.generation` (a new nonce, counter 0) unless it exists whole (one of
+/// another size, damaged or of an older layout, is replaced): what a reader
 /// does before the first check it wants to record. Never throws; best effort.
 void start_write_generation(const std::filesystem::path& tickets_dir) noexcept;
 
@@ -98,7 +101,8 @@ public:
     std::optional<Touched> touched(std::uint64_t since, std::uint64_t until) const;
 
     /// For a reader that checked every log after reading `counter`: the highest counter it
-    /// may record, below the first bump of any change the ring shows begun and not ended.
+    /// may record, below the first bump of any change the ring shows begun and not ended, and
+    /// below any of the last touch_slot_count bumps whose slot it cannot read.
     std::uint64_t settled_after_full_check(std::uint64_t counter) const noexcept;
 
 private:

@@ -454,10 +454,15 @@ TEST_CASE("an index checked under the current write generation is believed witho
         CHECK(load_ok(board).catalog.find("P-2")->notes == 0);  // checked before the write
         edit_by_hand();                                         // the write; no bump after it
         CHECK(load_ok(board).catalog.find("P-2")->notes == 1);
+        // Still open after a load that saw the write and a write elsewhere: another line
+        // written to P-2 with no bump is seen by the load after them.
+        std::ofstream{log, std::ios::app}
+            << R"({"v":1,"seq":3,"id":"hand-2","at":"2026-11-21T10:01:00.000Z","by":"human:ana",)"
+            << R"("type":"note","text":"written by hand again"})" << '\n';
         board.commit("P-1", NoteAdded{"a later write elsewhere"});
         const auto later = load_ok(board);
         CHECK(later.catalog.find("P-1")->notes == 1);
-        CHECK(later.catalog.find("P-2")->notes == 1);
+        CHECK(later.catalog.find("P-2")->notes == 2);
     }
     SECTION("more writes than the generation's ring remembers: every log is checked") {
         edit_by_hand();

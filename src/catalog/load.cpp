@@ -485,7 +485,7 @@ CatalogLoad load_touched(const fs::path& tickets,
     }
     const std::string recorded_key =
         load.warnings.empty() ? fresh.key(touched.settled) : std::string{unvouched_key};
-    if (changed > 0 || index_key != recorded_key)
+    if (changed || index_key != recorded_key)
         write_index(tickets, entries, identities, texts, recorded_key);
     load.catalog = Catalog{std::move(entries)};
     return load;

@@ -219,7 +219,7 @@ int run_verify(const Options& options, const std::vector<std::string>& requested
                     "no board here (no board.yaml above this folder); use --board DIR");
     // verify is how a person says "look at every log": after a log was edited or copied by
     // hand, the next query must not trust an index that cannot know (write_generation.hpp).
-    board::bump_write_generation(*board_dir / "tickets", "", board::BumpSide::after);
+    board::bump_write_generation(*board_dir / "tickets", "", board::BumpSide::touch);
     std::vector<board::cli::VerifyReport> reports;
     const auto ids =
         requested.empty() ? board::cli::list_ticket_ids(*board_dir, reports) : requested;

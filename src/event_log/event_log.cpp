@@ -259,7 +259,7 @@ void report_damage(const LogError& error,
                    const std::filesystem::path& tickets_dir,
                    std::string_view ticket) {
     if (error.kind == LogError::Kind::corrupt || error.kind == LogError::Kind::newer_version)
-        bump_write_generation(tickets_dir, ticket, BumpSide::after);
+        bump_write_generation(tickets_dir, ticket, BumpSide::touch);
 }
 
 UnixMillis system_now() {

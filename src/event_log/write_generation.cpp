@@ -18,10 +18,12 @@ namespace board {
 namespace {
 
 // The file: nonce, counter, then touch_slot_count slots of 8 words. A slot: its bump's number
-// (0 while being written), then 56 bytes: the side (BumpSide), the ticket id NUL-padded.
+// (0 while being written), 48 bytes of payload (the side, then the ticket id NUL-padded) and
+// a check word over the number and the payload.
 constexpr std::size_t header_words = 2;
 constexpr std::size_t slot_words = 8;
-constexpr std::size_t id_capacity = (slot_words - 1) * sizeof(std::uint64_t) - 1;
+constexpr std::size_t payload_words = slot_words - 2;
+constexpr std::size_t id_capacity = payload_words * sizeof(std::uint64_t) - 1;
 constexpr std::size_t file_words = header_words + touch_slot_count * slot_words;
 constexpr std::size_t file_size = file_words * sizeof(std::uint64_t);
 // Processes share the file through the page cache: only lock-free atomics work there.
@@ -31,52 +33,83 @@ std::uint64_t* slot_of(std::uint64_t* words, std::uint64_t number) {
     return words + header_words + ((number - 1) % touch_slot_count) * slot_words;
 }
 
+/// A slot's check word. Bumps `n` and `n + touch_slot_count` share a slot, and a writer that
+/// stalls mid-slot can mix its words into the next one's: the check tells such a slot from a
+/// whole one (splitmix64's finalizer over each word in turn).
+std::uint64_t slot_check(std::uint64_t number, const std::uint64_t (&payload)[payload_words]) {
+    const auto mix = [](std::uint64_t x) {
+        x ^= x >> 30;
+        x *= 0xbf58476d1ce4e5b9ULL;
+        x ^= x >> 27;
+        x *= 0x94d049bb133111ebULL;
+        return x ^ (x >> 31);
+    };
+    std::uint64_t check = mix(number + 0x9e3779b97f4a7c15ULL);
+    for (const std::uint64_t word : payload) check = mix(check ^ word);
+    return check;
+}
+
 /// Writes bump `number`'s slot, seqlock-style: a reader that sees the same number before and
-/// after copying the payload has a whole one.
+/// after copying the payload, and a check word that matches it, has a whole one.
 void write_slot(std::uint64_t* words,
                 std::uint64_t number,
                 std::string_view ticket,
                 BumpSide side) {
-    std::uint64_t payload[slot_words - 1] = {};
+    std::uint64_t payload[payload_words] = {};
     auto* bytes = reinterpret_cast<unsigned char*>(payload);
     bytes[0] = static_cast<unsigned char>(side);
     if (ticket.size() <= id_capacity) std::memcpy(bytes + 1, ticket.data(), ticket.size());
     std::uint64_t* slot = slot_of(words, number);
     std::atomic_ref<std::uint64_t>{slot[0]}.store(0, std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_release);
-    for (std::size_t i = 0; i + 1 < slot_words; ++i)
+    for (std::size_t i = 0; i < payload_words; ++i)
         std::atomic_ref<std::uint64_t>{slot[i + 1]}.store(payload[i], std::memory_order_relaxed);
+    std::atomic_ref<std::uint64_t>{slot[slot_words - 1]}.store(slot_check(number, payload),
+                                                               std::memory_order_relaxed);
     std::atomic_ref<std::uint64_t>{slot[0]}.store(number, std::memory_order_release);
 }
 
 struct SlotRead {
-    BumpSide side = BumpSide::before;
+    BumpSide side = BumpSide::touch;
     std::string ticket;  ///< empty: any log
 };
 
-/// Bump `number`'s slot, or nullopt if it holds another bump or is being written.
+/// Bump `number`'s slot, or nullopt if it holds another bump, is being written, or is not
+/// whole (see slot_check).
 std::optional<SlotRead> read_slot(std::uint64_t* words, std::uint64_t number) {
     std::uint64_t* slot = slot_of(words, number);
     if (std::atomic_ref<std::uint64_t>{slot[0]}.load(std::memory_order_acquire) != number)
         return std::nullopt;
-    std::uint64_t payload[slot_words - 1];
-    for (std::size_t i = 0; i + 1 < slot_words; ++i)
+    std::uint64_t payload[payload_words];
+    for (std::size_t i = 0; i < payload_words; ++i)
         payload[i] = std::atomic_ref<std::uint64_t>{slot[i + 1]}.load(std::memory_order_relaxed);
+    const std::uint64_t check =
+        std::atomic_ref<std::uint64_t>{slot[slot_words - 1]}.load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);
-    if (std::atomic_ref<std::uint64_t>{slot[0]}.load(std::memory_order_relaxed) != number)
+    if (std::atomic_ref<std::uint64_t>{slot[0]}.load(std::memory_order_relaxed) != number ||
+        check != slot_check(number, payload))
         return std::nullopt;
     const auto* bytes = reinterpret_cast<const char*>(payload);
     SlotRead read;
-    read.side = bytes[0] == static_cast<char>(BumpSide::after) ? BumpSide::after : BumpSide::before;
+    switch (static_cast<BumpSide>(bytes[0])) {
+        case BumpSide::before:
+        case BumpSide::after:
+        case BumpSide::touch:
+            read.side = static_cast<BumpSide>(bytes[0]);
+            break;
+        default:
+            return std::nullopt;
+    }
     read.ticket.assign(bytes + 1, ::strnlen(bytes + 1, id_capacity));
     return read;
 }
 
-/// Follows the changes the slots `from`..`to` show: each `after` ends the oldest open
-/// `before` of its ticket. Returns the first bump of a change still open, or 0.
+/// Follows the changes the slots show: each `after` ends the oldest open `before` of its
+/// ticket; a `touch` neither opens nor ends one.
 class OpenChanges {
 public:
     void add(std::uint64_t number, const SlotRead& slot) {
+        if (slot.side == BumpSide::touch) return;
         auto& open = open_[slot.ticket];
         if (slot.side == BumpSide::before)
             open.push_back(number);
@@ -84,16 +117,23 @@ public:
             open.erase(open.begin());
     }
 
+    /// A bump whose slot cannot be read: it may be the start of a change, so it counts as
+    /// one that has not ended.
+    void add_unknown(std::uint64_t number) { unknown_ = std::min(unknown_, number); }
+
     /// The highest counter below every change still open, or `until` when none is.
     std::uint64_t settled(std::uint64_t until) const {
         std::uint64_t settled = until;
         for (const auto& [ticket, open] : open_)
             if (!open.empty()) settled = std::min(settled, open.front() - 1);
+        if (unknown_ != no_unknown) settled = std::min(settled, unknown_ - 1);
         return settled;
     }
 
 private:
+    static constexpr std::uint64_t no_unknown = ~std::uint64_t{0};
     std::map<std::string, std::vector<std::uint64_t>> open_;
+    std::uint64_t unknown_ = no_unknown;
 };
 
 std::uint64_t random_nonce() {
@@ -193,7 +233,17 @@ void bump_write_generation(const std::filesystem::path& tickets_dir,
 void start_write_generation(const std::filesystem::path& tickets_dir) noexcept {
     try {
         const std::string path = (tickets_dir / generation_file_name).string();
-        if (::access(path.c_str(), F_OK) != 0 && errno == ENOENT) create_generation_file(path);
+
+        struct stat st {};
+
+        if (::stat(path.c_str(), &st) != 0) {
+            if (errno == ENOENT) create_generation_file(path);
+        } else if (st.st_size != static_cast<off_t>(file_size)) {
+            // Files are only ever linked in whole, so this one is damaged or of an older
+            // layout (before the ring): readers could never trust it, so it is replaced.
+            ::unlink(path.c_str());
+            create_generation_file(path);
+        }
     } catch (...) {
         // Allocation only: without the file, readers check every log, as before.
     }
@@ -250,8 +300,14 @@ std::uint64_t GenerationView::settled_after_full_check(std::uint64_t counter) co
     try {
         OpenChanges open;
         const std::uint64_t first = counter > touch_slot_count ? counter - touch_slot_count + 1 : 1;
-        for (std::uint64_t number = first; number <= counter; ++number)
-            if (auto slot = read_slot(words_, number)) open.add(number, *slot);
+        for (std::uint64_t number = first; number <= counter; ++number) {
+            // A slot that does not hold its bump may be a writer's first bump, made before this
+            // reader's stats and written after: its change must stay in later windows.
+            if (auto slot = read_slot(words_, number))
+                open.add(number, *slot);
+            else
+                open.add_unknown(number);
+        }
         return open.settled(counter);
     } catch (...) {
         return 0;  // allocation: record nothing a later reader could build on

@@ -5,8 +5,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <fstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -86,18 +88,21 @@ TEST_CASE("bumps from many processes at once are never lost", "[generation]") {
         CHECK(WIFEXITED(status));
     }
     CHECK(board.read()->counter == start->counter + processes * bumps);
-    // The ring holds the last bumps whole: every slot names one of the writers' tickets, and
-    // each writer's bumps came in before/after pairs, so nothing is left open.
+    // The ring after them: a writer preempted in the middle of its slot while 512 others
+    // bumped may have left its slot holding its own, older bump (readers then check every
+    // log), so the ring is read over a window this process alone wrote since.
     const int fd = ::open(board.tickets().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     const GenerationView view{fd};
     ::close(fd);
     const auto end = board.read()->counter;
-    const auto touched = view.touched(end - touch_slot_count, end);
+    for (std::uint64_t i = 0; i < touch_slot_count / 2; ++i) {
+        bump_write_generation(board.tickets(), "PROJ-9", BumpSide::before);
+        bump_write_generation(board.tickets(), "PROJ-9", BumpSide::after);
+    }
+    const auto touched = view.touched(end, end + touch_slot_count);
     REQUIRE(touched);
-    CHECK_FALSE(touched->tickets.empty());
-    CHECK(touched->tickets.size() <= processes);
-    for (const auto& ticket : touched->tickets) CHECK(ticket.starts_with("PROJ-"));
-    CHECK(touched->settled == end);
+    CHECK(touched->tickets == std::vector<std::string>{"PROJ-9"});
+    CHECK(touched->settled == end + touch_slot_count);
 }
 
 TEST_CASE("a generation file removed or damaged comes back with another nonce", "[generation]") {
@@ -176,7 +181,56 @@ TEST_CASE("the ring names the tickets bumped since a generation, and the changes
     SECTION("a window not yet bumped to: it cannot tell") {
         CHECK_FALSE(view.touched(8, 9));
     }
+    SECTION("a touch (a corrupt read) names its ticket but neither begins nor ends a change") {
+        bump("PROJ-5", BumpSide::before);  // 9
+        bump("PROJ-5", BumpSide::touch);   // 10
+        const auto window = view.touched(8, 10);
+        REQUIRE(window);
+        CHECK(window->tickets == std::vector<std::string>{"PROJ-5"});
+        CHECK(window->settled == 8);  // PROJ-5's change is still open
+    }
+    const fs::path file = board.tickets() / std::string{generation_file_name};
+    const auto poke = [&](std::uint64_t number, std::size_t word, std::uint64_t value) {
+        // Word `word` of bump `number`'s slot, as a writer stalled mid-slot leaves it.
+        std::fstream ring{file, std::ios::in | std::ios::out | std::ios::binary};
+        ring.seekp(
+            static_cast<std::streamoff>(16 + ((number - 1) % touch_slot_count) * 64 + word * 8));
+        ring.write(reinterpret_cast<const char*>(&value), sizeof value);
+    };
+    SECTION("a slot whose payload does not match its check word (two writers mixed): no") {
+        // Bump 5's first payload word from another writer: a whole side and ticket id
+        // (PROJ-9, `after`), but not the words the check was made over.
+        const unsigned char other[8] = {2, 'P', 'R', 'O', 'J', '-', '9', 0};
+        std::uint64_t word = 0;
+        std::memcpy(&word, other, sizeof word);
+        poke(5, 1, word);
+        CHECK_FALSE(view.touched(4, 8));
+        CHECK(view.touched(5, 8));
+    }
+    SECTION("a full check records nothing past a slot it cannot read: a first bump, maybe") {
+        poke(1, 0, 0);  // bump 1 as its writer leaves it between its add and its slot
+        CHECK(view.settled_after_full_check(8) == 0);  // every change it saw had ended
+    }
     ::close(fd);
+}
+
+TEST_CASE("a generation file of the layout before the ring is replaced by the next reader",
+          "[generation]") {
+    const Board board;
+    const fs::path file = board.tickets() / std::string{generation_file_name};
+    {
+        const std::uint64_t old_layout[2] = {42, 7};  // nonce, counter: 16 bytes
+        std::ofstream out{file, std::ios::binary};
+        out.write(reinterpret_cast<const char*>(old_layout), sizeof old_layout);
+    }
+    CHECK_FALSE(board.read());
+    start_write_generation(board.tickets());
+    const auto fresh = board.read();
+    REQUIRE(fresh);
+    CHECK(fresh->nonce != 42);
+    CHECK(fresh->counter == 0);
+    bump_write_generation(board.tickets(), "PROJ-1", BumpSide::after);
+    CHECK(board.read()->counter == 1);
 }
 
 TEST_CASE("the boot id is read", "[generation]") {
