@@ -13,11 +13,14 @@
 //   that recorded generation G and now reads G' need only check the tickets that bumps
 //   G+1..G' name, not every log (a board a daemon writes moves its generation all the time).
 //   It falls back to checking every log when the ring no longer holds them all, a slot is
-//   not written yet, or a bump names no ticket (`board verify`: any log may have changed).
+//   not whole (being written, or mixed with the bump 512 later that shares it: each slot
+//   carries a check word over its number and payload), or a bump names no ticket (`board
+//   verify`: any log may have changed).
 // - A change begun and not ended (a writer still writing, or killed between its two bumps)
 //   stays in every later reader's window: a reader records no generation past the first
-//   bump of a change it did not see end (Touched::settled). So the log of a writer killed
-//   mid-change is checked by every reader until a reader checks every log.
+//   bump of a change it did not see end (Touched::settled), nor, after checking every log,
+//   past a recent slot it could not read. So the log of a writer killed mid-change is
+//   checked by every reader until a reader checks every log.
 // - The file holds a random nonce, the counter and the ring. A reader creates it whole (temp
 //   file + link), it is never rewritten, and the counter is bumped with an atomic add on a
 //   shared mapping, so concurrent writers in different processes never lose a bump. A file
