@@ -78,7 +78,8 @@ CommandOutcome init_board(const fs::path& dir, const std::string& prefix) {
     if (!fs::exists(dir / "tickets" / ".gitignore", ec))
         std::ofstream{dir / "tickets" / ".gitignore", std::ios::binary}
             << "# Per-machine caches and locks of the board tools, rebuilt from the logs.\n"
-               ".index\n.generation\n.last-id\n.config-cache\n.lock\n*.tmp\n*.tmp-*\n";
+               ".index\n.generation\n.last-id\n.config-cache\n"
+               ".lock\n.daemon.lock\n*.tmp\n*.tmp-*\n";
     return {
         0, fmt::format("Initialised a board in {} (prefix {})\n", dir.string(), prefix), {}, {}};
 }
