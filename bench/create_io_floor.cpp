@@ -6,7 +6,8 @@
 //
 // Per run: mkdir a fresh ticket folder and fsync tickets/ (the id is claimed durably), create
 // events.jsonl and fsync its folder (the file exists after a crash), write one event line and
-// fdatasync it (the event is durable), then the snapshot as temp file + rename.
+// fdatasync it (the event is durable). (No ticket.json: it is a cache, which `board create`
+// leaves to the first reader since 2026-11-24; before, this program wrote one too.)
 
 #include <cstdio>
 #include <cstring>
@@ -52,15 +53,6 @@ int main(int argc, char** argv) {
     if (::write(log, event.data(), event.size()) != static_cast<ssize_t>(event.size()))
         return fail("write", dir + "/events.jsonl");
     if (::fdatasync(log) != 0) return fail("fdatasync", dir + "/events.jsonl");
-    const std::string snapshot(600, 's');
-    const int temp =
-        ::openat(dir_fd, "ticket.json.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (temp < 0) return fail("create", dir + "/ticket.json.tmp");
-    if (::write(temp, snapshot.data(), snapshot.size()) != static_cast<ssize_t>(snapshot.size()))
-        return fail("write", dir + "/ticket.json.tmp");
-    ::close(temp);
-    if (::renameat(dir_fd, "ticket.json.tmp", dir_fd, "ticket.json") != 0)
-        return fail("rename", dir + "/ticket.json");
     ::close(log);
     ::close(dir_fd);
     ::close(tickets_fd);
