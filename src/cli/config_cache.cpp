@@ -26,8 +26,11 @@ constexpr std::string_view cache_magic = "board-config-cache 1\n";
 constexpr std::size_t max_file_size = 1 << 20;  // board.yaml is a few KB; anything this big is
                                                 // not ours to keep a copy of
 
-/// The whole of a small file, or nullopt with `error` set (errno) when it cannot be read.
-std::optional<std::string> read_small_file(const fs::path& file, int& error) {
+/// The whole of a file, or nullopt with `error` set (errno) when it cannot be read, or
+/// (EFBIG) when it holds more than `limit` bytes.
+std::optional<std::string> read_file(const fs::path& file,
+                                     int& error,
+                                     std::size_t limit = std::string::npos) {
     const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         error = errno;
@@ -50,7 +53,11 @@ std::optional<std::string> read_small_file(const fs::path& file, int& error) {
         }
         if (got == 0) break;
         text.append(chunk, static_cast<std::size_t>(got));
-        if (text.size() > max_file_size) break;  // the caller parses it and gives up caching
+        if (text.size() > limit) {
+            error = EFBIG;
+            ::close(fd);
+            return std::nullopt;
+        }
     }
     ::close(fd);
     return text;
@@ -230,7 +237,7 @@ std::optional<BoardConfig> config_from_json(std::string_view text) {
 ConfigResult load_board_config_cached(const fs::path& board) {
     const fs::path file = board / "board.yaml";
     int error = 0;
-    const auto yaml = read_small_file(file, error);
+    const auto yaml = read_file(file, error);
     if (!yaml) {
         if (error == ENOENT) return ConfigError{0, 0, fmt::format("cannot open {}", file.string())};
         return ConfigError{
@@ -240,7 +247,8 @@ ConfigResult load_board_config_cached(const fs::path& board) {
     const fs::path cache_file = config_cache_path(board);
     if (!boot.empty() && yaml->size() <= max_file_size) {
         int cache_error = 0;
-        if (const auto cache = read_small_file(cache_file, cache_error))
+        // The cache quotes board.yaml, so it is a little bigger than it.
+        if (const auto cache = read_file(cache_file, cache_error, 2 * max_file_size))
             if (auto config = cached_config(*cache, boot, *yaml)) return std::move(*config);
     }
     ConfigResult parsed = parse_board_config(*yaml);

@@ -177,6 +177,15 @@ TEST_CASE("load_board_config_cached reads board.yaml as it is now", "[config-cac
         CHECK(missing.error() == load_board_config(yaml).error());
     }
 
+    SECTION("a board.yaml too big to keep a copy of is read whole, every time") {
+        const std::string big = "# " + std::string(1200 * 1024, 'x') + "\nprefix: BIG\n";
+        write(yaml, big);
+        for (int i = 0; i < 2; ++i) {
+            const auto read = cli::load_board_config_cached(board.path());
+            REQUIRE(read);
+            CHECK(read.value().prefix == "BIG");
+        }
+    }
     SECTION("a board without tickets/ yet is read, and nothing is written") {
         fs::remove_all(board.path() / "tickets");
         REQUIRE(cli::load_board_config_cached(board.path()).value().prefix == "WEB");
