@@ -11,8 +11,6 @@
 #include <cstring>
 #include <deque>
 #include <fcntl.h>
-#include <random>
-#include <sys/random.h>
 #include <unistd.h>
 #include <unordered_set>
 #include <utility>
@@ -40,22 +38,9 @@ std::string_view to_string(LogError::Kind kind) {
 }
 
 std::string random_event_id() {
-    // 128 bits from the kernel on every call: nothing to reseed after a fork, and no
-    // std::random_device, whose start-up asks the CPU about RDRAND with cpuid, an
-    // instruction that traps to the hypervisor on a VM (tens of microseconds each).
-    std::uint64_t words[2];
-    auto* bytes = reinterpret_cast<unsigned char*>(words);
-    std::size_t got = 0;
-    while (got < sizeof words) {
-        const ssize_t n = ::getrandom(bytes + got, sizeof words - got, 0);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += static_cast<std::size_t>(n);
-    }
-    if (got < sizeof words) {  // no getrandom (a kernel before 3.17, a seccomp filter)
-        std::random_device device;
-        for (auto& word : words) word = (std::uint64_t{device()} << 32) ^ device();
-    }
+    // 128 bits from the kernel on every call: nothing to reseed after a fork.
+    std::uint64_t words[2] = {};
+    event_log_detail::random_words(words);
     return fmt::format("{:016x}{:016x}", words[0], words[1]);
 }
 

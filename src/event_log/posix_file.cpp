@@ -6,7 +6,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <random>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -24,6 +26,25 @@ Fd& Fd::operator=(Fd&& other) noexcept {
 void Fd::reset() {
     if (fd_ >= 0) ::close(fd_);  // close on a regular file only fails on NFS; nothing to do
     fd_ = -1;
+}
+
+void random_words(std::span<std::uint64_t> words) noexcept {
+    auto* bytes = reinterpret_cast<unsigned char*>(words.data());
+    const std::size_t size = words.size_bytes();
+    std::size_t got = 0;
+    while (got < size) {
+        const ssize_t n = ::getrandom(bytes + got, size - got, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    if (got == size) return;
+    try {
+        std::random_device device;
+        for (auto& word : words) word = (std::uint64_t{device()} << 32) ^ device();
+    } catch (...) {
+        // No entropy source at all: the words keep what getrandom gave, if anything.
+    }
 }
 
 LogError errno_error(int err, std::string_view what, const std::string& path) {

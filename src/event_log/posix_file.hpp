@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -44,6 +45,12 @@ public:
 private:
     int fd_ = -1;
 };
+
+/// Fills `words` with random bits from the kernel (getrandom), falling back to
+/// std::random_device where there is none (a kernel before 3.17, a seccomp filter). Not
+/// std::random_device first: its start-up asks the CPU about RDRAND with cpuid, which traps
+/// to the hypervisor on a VM (tens of microseconds each).
+void random_words(std::span<std::uint64_t> words) noexcept;
 
 /// `<what> <path>: <strerror(err)>`.
 LogError errno_error(int err, std::string_view what, const std::string& path);

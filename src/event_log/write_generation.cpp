@@ -1,3 +1,5 @@
+#include "event_log/posix_file.hpp"
+
 #include <board/write_generation.hpp>
 
 #include <algorithm>
@@ -7,8 +9,8 @@
 #include <fcntl.h>
 #include <map>
 #include <mutex>
-#include <random>
 #include <set>
+#include <span>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -136,16 +138,11 @@ private:
     std::uint64_t unknown_ = no_unknown;
 };
 
-std::uint64_t random_nonce() {
-    std::random_device device;
-    return (static_cast<std::uint64_t>(device()) << 32) ^ device();
-}
-
 /// Writes a whole new generation file beside `path` and links it into place; losing the race
 /// to another writer is fine (theirs is as good). Best effort: a failure leaves no file.
 void create_generation_file(const std::string& path) {
     std::vector<std::uint64_t> content(file_words, 0);  // an empty ring: no slot has a number
-    content[0] = random_nonce();
+    event_log_detail::random_words(std::span{content}.first(1));  // the nonce
     const std::string temp = path + "." + std::to_string(::getpid()) + "." +
                              std::to_string(content[0] & 0xffffff) + ".tmp";
     const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
