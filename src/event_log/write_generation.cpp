@@ -170,23 +170,30 @@ std::vector<MappedGeneration>& mapped_generations() {
     return *mapped;
 }
 
-/// Maps the generation file at `path`; nullptr if there is none or it cannot be mapped (it
-/// is then removed, so readers stop trusting it).
+/// Maps the generation file open as `fd` (and closes it), if it has the size of one;
+/// nullptr otherwise.
+std::uint64_t* map_whole(int fd, int protection, struct stat& st) {
+    void* mapped = MAP_FAILED;
+    if (::fstat(fd, &st) == 0 && st.st_size == static_cast<off_t>(file_size))
+        mapped = ::mmap(nullptr, file_size, protection, MAP_SHARED, fd, 0);
+    ::close(fd);
+    return mapped == MAP_FAILED ? nullptr : static_cast<std::uint64_t*>(mapped);
+}
+
+/// Maps the generation file at `path` for bumping; nullptr if there is none or it cannot be
+/// mapped (it is then removed, so readers stop trusting it).
 std::uint64_t* map_generation(const std::string& path, struct stat& st) {
     const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0) {
         if (errno != ENOENT) ::unlink(path.c_str());
         return nullptr;
     }
-    void* mapped = MAP_FAILED;
-    if (::fstat(fd, &st) == 0 && st.st_size == static_cast<off_t>(file_size))
-        mapped = ::mmap(nullptr, file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    ::close(fd);
-    if (mapped == MAP_FAILED) {
+    std::uint64_t* words = map_whole(fd, PROT_READ | PROT_WRITE, st);
+    if (!words) {
         ::unlink(path.c_str());  // damaged: readers must stop trusting it
         return nullptr;
     }
-    return static_cast<std::uint64_t*>(mapped) + 1;
+    return words + 1;
 }
 
 }  // namespace
@@ -257,11 +264,7 @@ GenerationView::GenerationView(int tickets_fd) noexcept {
 
     struct stat st {};
 
-    void* mapped = MAP_FAILED;
-    if (::fstat(fd, &st) == 0 && st.st_size == static_cast<off_t>(file_size))
-        mapped = ::mmap(nullptr, file_size, PROT_READ, MAP_SHARED, fd, 0);
-    ::close(fd);
-    if (mapped != MAP_FAILED) words_ = static_cast<std::uint64_t*>(mapped);
+    words_ = map_whole(fd, PROT_READ, st);
 }
 
 GenerationView::~GenerationView() {
