@@ -129,6 +129,14 @@ LogIdentity identity_of(const struct stat& st) {
 
 /// The seq of the log's last complete line, read from its tail only. nullopt when the tail
 /// is not a complete, decodable line (a write in progress, a torn tail): fold the log then.
+/// `<id>/events.jsonl`, relative to `tickets/`, into `path` (a buffer reused across tickets).
+const char* log_path_of(std::string_view id, std::string& path) {
+    path.assign(id);
+    path += '/';
+    path += log_file_name;
+    return path.c_str();
+}
+
 std::optional<std::int64_t> last_seq(int dir_fd, const std::string& log_relative) {
     Fd fd{::openat(dir_fd, log_relative.c_str(), O_RDONLY | O_CLOEXEC)};
     if (fd.get() < 0) return std::nullopt;
@@ -156,7 +164,9 @@ std::optional<CatalogEntry> rebuild(const fs::path& tickets,
                                     int tickets_fd,
                                     const std::string& id,
                                     std::vector<std::string>& warnings) {
-    const auto tail_seq = last_seq(tickets_fd, id + "/" + std::string{log_file_name});
+    std::string log;
+    log_path_of(id, log);
+    const auto tail_seq = last_seq(tickets_fd, log);
     if (tail_seq) {
         if (const auto text = read_whole(tickets_fd, id + "/" + std::string{snapshot_file_name})) {
             auto snapshot = decode_ticket(*text);
@@ -378,11 +388,22 @@ void keep_lines(std::vector<CatalogEntry>& entries,
     texts.resize(kept);
 }
 
+/// Appends lines made afresh (no text to copy: write_index formats them).
+void append_lines(std::vector<CatalogEntry>& entries,
+                  std::vector<LogIdentity>& identities,
+                  std::vector<std::string_view>& texts,
+                  std::vector<IndexLine>& lines) {
+    for (auto& line : lines) {
+        entries.push_back(std::move(line.entry));
+        identities.push_back(line.log);
+        texts.emplace_back();
+    }
+}
+
 /// Parses the index's ticket lines into `entries`, `identities` and `lines` (their text), in
-/// file order. Once the
-/// logs need no stat, parsing and building the entries is most of a big board's load, so
-/// on a big board two threads take half each (into slots made beforehand, so
-/// nothing moves). A line that does not parse, or does not come strictly after the one kept
+/// file order. Once the logs need no stat, parsing and building the entries is most of a big
+/// board's load, so on a big board two threads take half each (into slots made beforehand,
+/// so nothing moves). A line that does not parse, or does not come strictly after the one kept
 /// before it in id order (each ticket must have at most one line), is dropped: its ticket is
 /// rebuilt from its folder. Returns true if any line was dropped or the last one is torn.
 bool parse_index_lines(std::string_view body,
@@ -450,11 +471,10 @@ CatalogLoad load_touched(const fs::path& tickets,
             });
         const bool indexed = it != entries.end() && it->ticket.id == id;
         const auto at = static_cast<std::size_t>(it - entries.begin());
-        log = id + "/" + std::string{log_file_name};
 
         struct stat st {};
 
-        if (::fstatat(tickets_fd, log.c_str(), &st, 0) != 0) {
+        if (::fstatat(tickets_fd, log_path_of(id, log), &st, 0) != 0) {
             // Gone, or a ticket whose create has not written its first event yet.
             if (indexed) gone[at] = 1;
             changed = changed || indexed;
@@ -478,11 +498,7 @@ CatalogLoad load_touched(const fs::path& tickets,
     if (std::find(gone.begin(), gone.end(), 1) != gone.end())
         keep_lines(
             entries, identities, texts, [&](std::size_t i, std::size_t) { return gone[i] == 0; });
-    for (auto& line : added) {
-        entries.push_back(std::move(line.entry));
-        identities.push_back(line.log);
-        texts.emplace_back();
-    }
+    append_lines(entries, identities, texts, added);
     const std::string recorded_key =
         load.warnings.empty() ? fresh.key(touched.settled) : std::string{unvouched_key};
     if (changed || index_key != recorded_key)
@@ -559,13 +575,7 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
     CatalogLoad load;
     std::vector<char> current(entries.size(), 0);
     std::vector<IndexLine> rebuilt;
-    std::string log_relative;
-    const auto log_of = [&](std::string_view id) -> const char* {
-        log_relative.assign(id);
-        log_relative += '/';
-        log_relative += log_file_name;
-        return log_relative.c_str();
-    };
+    std::string log;
     // Rebuilds `id`'s line from its snapshot or log. `now` is the log's identity taken before
     // the read: if the log grows meanwhile, the line is stale on the next load and rebuilt,
     // never believed newer than it is.
@@ -585,13 +595,10 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
         std::string path;
         path.reserve(64);
         for (std::size_t i = from; i < to; ++i) {
-            path.assign(entries[i].ticket.id);
-            path += '/';
-            path += log_file_name;
-
             struct stat st {};
 
-            if (::fstatat(tickets_fd.get(), path.c_str(), &st, 0) != 0) continue;
+            if (::fstatat(tickets_fd.get(), log_path_of(entries[i].ticket.id, path), &st, 0) != 0)
+                continue;
             found[i] = 1;
             seen[i] = identity_of(st);
         }
@@ -636,7 +643,8 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
 
             struct stat st {};
 
-            if (::fstatat(tickets_fd.get(), log_of(name), &st, 0) != 0) continue;  // no log yet
+            if (::fstatat(tickets_fd.get(), log_path_of(name, log), &st, 0) != 0)
+                continue;  // no log yet
             refresh(name, identity_of(st));
         }
     }
@@ -648,11 +656,7 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
             return current[i] != 0;
         });
     }
-    for (auto& line : rebuilt) {
-        entries.push_back(std::move(line.entry));
-        identities.push_back(line.log);
-        texts.emplace_back();
-    }
+    append_lines(entries, identities, texts, rebuilt);
 
     // The key goes into the index only when this load checked every log and left nothing
     // out: a ticket left out with a warning must be warned about on every load.
