@@ -338,6 +338,10 @@ std::optional<Enum> parse(std::string_view text);
 
 /// `human:ana`, `agent:research`, `system`.
 std::string to_string(const Actor&);
+/// The inverse of to_string; nullopt when is_valid_actor would be false.
 std::optional<Actor> parse_actor(std::string_view text);
+/// A human or agent has a name of one or more printable, non-space characters; `system` has
+/// none. Only such an actor can be written to a log and read back.
+bool is_valid_actor(const Actor&);
 
 }  // namespace board

@@ -99,18 +99,22 @@ std::string to_string(const Actor& actor) {
     return out;
 }
 
+bool is_valid_actor(const Actor& actor) {
+    if (actor.kind == ActorKind::system) return actor.name.empty();
+    return !actor.name.empty() && std::all_of(actor.name.begin(), actor.name.end(), [](char c) {
+        return static_cast<unsigned char>(c) > 0x20 && c != 0x7f;
+    });
+}
+
 std::optional<Actor> parse_actor(std::string_view text) {
     if (text == "system") return Actor{ActorKind::system, {}};
     const auto colon = text.find(':');
-    if (colon == std::string_view::npos || colon + 1 == text.size()) return std::nullopt;
+    if (colon == std::string_view::npos) return std::nullopt;
     const auto kind = parse<ActorKind>(text.substr(0, colon));
     if (!kind || *kind == ActorKind::system) return std::nullopt;
-    const auto name = text.substr(colon + 1);
-    const bool printable = std::all_of(name.begin(), name.end(), [](char c) {
-        return static_cast<unsigned char>(c) > 0x20 && c != 0x7f;
-    });
-    if (!printable) return std::nullopt;
-    return Actor{*kind, std::string{name}};
+    Actor actor{*kind, std::string{text.substr(colon + 1)}};
+    if (!is_valid_actor(actor)) return std::nullopt;
+    return actor;
 }
 
 bool is_valid_ticket_id(std::string_view id) {

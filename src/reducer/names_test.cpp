@@ -73,6 +73,15 @@ TEST_CASE("actors are human:<name>, agent:<phase> or system", "[names]") {
         CAPTURE(bad);
         CHECK_FALSE(parse_actor(bad));
     }
+    CHECK(is_valid_actor(Actor{ActorKind::agent, "review"}));
+    CHECK(is_valid_actor(Actor{ActorKind::system, ""}));
+    for (const Actor& bad : {Actor{ActorKind::human, ""},
+                             Actor{ActorKind::human, "two words"},
+                             Actor{ActorKind::agent, "tab\there"},
+                             Actor{ActorKind::system, "x"}}) {
+        CAPTURE(to_string(bad));
+        CHECK_FALSE(is_valid_actor(bad));
+    }
 }
 
 TEST_CASE("a ticket's artifact slots are a value: copied, compared and empty until written",

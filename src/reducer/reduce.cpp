@@ -39,6 +39,13 @@ std::optional<Rejection> reduce_in_place(Ticket& ticket, const Event& event) {
     if (creates && !ticket.id.empty()) {
         return ops::reject(RejectReason::already_created, {ticket.id, " already exists"});
     }
+    if (!is_valid_actor(event.by)) {
+        // The codec would write it, but no reader would take the line back.
+        return ops::reject(RejectReason::invalid_field,
+                           {"by: \"",
+                            to_string(event.by),
+                            "\" is not an actor (a name is one word of printable characters)"});
+    }
     if (event.seq != ticket.seq + 1) {
         return ops::reject(RejectReason::out_of_sequence,
                            {ticket.id.empty() ? "the first event" : ticket.id,

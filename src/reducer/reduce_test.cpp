@@ -45,6 +45,20 @@ TEST_CASE("a log starts with created, and seqs must be contiguous", "[reducer]")
     CHECK(r.error().reason == RejectReason::out_of_sequence);
 }
 
+TEST_CASE("an event by no one a log could name is refused, whatever it says", "[reducer]") {
+    Log log;
+    // `human:two words` is what a $USER with a space made: written, the log would not read.
+    const Rejection r =
+        log.refused(sample_created(), human("two words"), RejectReason::invalid_field);
+    CHECK(r.message ==
+          R"(by: "human:two words" is not an actor (a name is one word of printable characters))");
+    log.must(sample_created());
+    log.refused(NoteAdded{"hello"}, human(""), RejectReason::invalid_field);
+    log.refused(
+        NoteAdded{"hello"}, Actor{ActorKind::agent, "plan ning"}, RejectReason::invalid_field);
+    log.must(NoteAdded{"hello"}, agent(Status::planning));
+}
+
 TEST_CASE("created refuses bad ids, titles, priorities and self-references", "[reducer]") {
     struct Bad {
         const char* what;
