@@ -280,6 +280,18 @@ std::variant<board::cli::Context, int> context_for(const Options& options,
     board::cli::Context ctx;
     ctx.board = *board_dir;
     ctx.by = board::cli::invoking_actor(options.as);
+    const bool only_reads =
+        command == "list" || command == "next" || command == "ready" || command == "questions";
+    // $USER or $BOARD_PHASE, which --as did not override: refused before anything is written.
+    if (!only_reads && !board::is_valid_actor(ctx.by))
+        return fail(ExitCode::usage,
+                    command,
+                    fmt::format("\"{}\" cannot sign an event: a name is one word of printable "
+                                "characters ({})",
+                                board::to_string(ctx.by),
+                                ctx.by.kind == board::ActorKind::agent
+                                    ? "$BOARD_PHASE names the run's phase"
+                                    : "set one with --as NAME"));
     ctx.json = options.json;
     ctx.colour = !options.json && board::cli::stdout_wants_colour();
     ctx.one_shot = true;
@@ -411,6 +423,42 @@ std::string_view invoked_command(int argc, char** argv) {
         return {};
     }
     return {};
+}
+
+/// A command line CLI11 could not parse, as one line like every other refusal:
+/// `board: reject: FEEDBACK is required (board reject --help)`.
+int usage_error(
+    const CLI::App& app, int argc, char** argv, std::string_view only, std::string_view what) {
+    std::string command{only};
+    if (command.empty()) {
+        const auto chosen = app.get_subcommands();  // those it got to before the error
+        if (!chosen.empty()) command = chosen.front()->get_name();
+    }
+    const std::string help = command.empty() ? "board --help" : "board " + command + " --help";
+    const std::string where = command.empty() ? std::string{} : command + ": ";
+    std::string message{what};
+    if (message == "A subcommand is required") {
+        message = "a command is required";
+        for (int i = 1; i < argc; ++i) {  // the word meant as one, if there is one
+            const std::string_view arg{argv[i]};
+            if (arg == "--board" || arg == "--as") {
+                ++i;  // its value
+                continue;
+            }
+            if (arg.empty() || arg.front() != '-') {
+                message = fmt::format("\"{}\" is not a command", argv[i]);
+                break;
+            }
+        }
+    }
+    for (const auto& [lead, plain] :
+         {std::pair{"The following argument was not expected: ", "unexpected argument "},
+          std::pair{"The following arguments were not expected: ", "unexpected arguments "}}) {
+        const std::string_view prefix{lead};
+        if (message.rfind(prefix, 0) == 0) message = plain + message.substr(prefix.size());
+    }
+    std::cerr << fmt::format("board: {}{} ({})\n", where, message, help);
+    return static_cast<int>(ExitCode::usage);
 }
 
 bool parsed(const CLI::App* sub) {
@@ -756,8 +804,9 @@ int run(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        const int code = app.exit(e);
-        return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+        // --help and --version are "errors" that succeed: CLI11 prints them.
+        if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+        return usage_error(app, argc, argv, only, e.what());
     }
     if (parsed(completion)) {
         std::cout << bash_completion(app);

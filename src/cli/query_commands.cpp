@@ -30,6 +30,26 @@ CommandOutcome refused(int code, std::string message) {
     return {code, {}, std::move(message), {}};
 }
 
+/// A filter naming an epic (`next EPIC`, `ready EPIC`, `list --parent`) that names none
+/// would list nothing and look like an empty board: it is refused, saying what it names.
+std::optional<CommandOutcome> refuse_unless_epic(CatalogLoad& load,
+                                                 const std::string& id,
+                                                 std::string_view command) {
+    auto refusal = [&](std::string message) {
+        return CommandOutcome{1, {}, std::move(message), std::move(load.warnings)};
+    };
+    if (id.empty()) return std::nullopt;
+    if (!is_valid_ticket_id(id))
+        return refusal(
+            fmt::format("{}: \"{}\" is not a ticket id (expected PREFIX-N)", command, id));
+    const CatalogEntry* entry = load.catalog.find(id);
+    if (!entry) return refusal(fmt::format("{}: no ticket {} on this board", command, id));
+    if (entry->ticket.type != TicketType::epic)
+        return refusal(
+            fmt::format("{}: {} is a {}, not an epic", command, id, to_string(entry->ticket.type)));
+    return std::nullopt;
+}
+
 template <class Enum>
 std::optional<std::vector<Enum>> parse_list(const std::string& text) {
     std::vector<Enum> out;
@@ -143,15 +163,15 @@ std::optional<std::vector<Status>> parse_status_list(const std::string& text) {
 }
 
 bool is_valid_actor_name(const std::string& name) {
-    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-        return static_cast<unsigned char>(c) > 0x20 && c != 0x7f;
-    });
+    return is_valid_actor(Actor{ActorKind::human, name});
 }
 
 CommandOutcome list_tickets(const Context& ctx, const ListFilter& filter) {
     auto board = load_board(ctx, "list");
     if (!board.load) return board.failure;
     const Catalog& catalog = board.load->catalog;
+    if (auto refusal = refuse_unless_epic(*board.load, filter.parent, "list --parent"))
+        return *std::move(refusal);
     const auto picked = catalog.list(filter);
     CommandOutcome out{
         0,
@@ -167,6 +187,8 @@ CommandOutcome ready_tickets(const Context& ctx, const NextFilter& filter) {
     auto config = load_board_config_cached(ctx.board);
     if (!config) return refused(3, fmt::format("ready: board.yaml: {}", config.error().message));
     const Catalog& catalog = board.load->catalog;
+    if (auto refusal = refuse_unless_epic(*board.load, filter.epic, "ready"))
+        return *std::move(refusal);
     const auto picked = catalog.ready(config.value().policy, filter);
     return {0,
             ctx.json ? entries_json(catalog, picked) : entries_table(catalog, picked, ctx.colour),
@@ -178,11 +200,8 @@ CommandOutcome next_ticket(const Context& ctx, const NextRequest& request) {
     auto board = load_board(ctx, "next");
     if (!board.load) return board.failure;
     const Catalog& catalog = board.load->catalog;
-    if (!request.filter.epic.empty()) {
-        const CatalogEntry* epic = catalog.find(request.filter.epic);
-        if (!epic)
-            return refused(1, fmt::format("next: no ticket {} on this board", request.filter.epic));
-    }
+    if (auto refusal = refuse_unless_epic(*board.load, request.filter.epic, "next"))
+        return *std::move(refusal);
     const CatalogEntry* chosen = nullptr;
     if (request.human) {
         chosen = catalog.next_for_human(request.types, request.filter);

@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fcntl.h>
 #include <fstream>
 #include <map>
@@ -372,6 +373,7 @@ TEST_CASE("refusals: one line on stderr, the exit code of spec/cli.md, nothing w
         std::vector<std::string> args;
         int exit_code;
         std::string stderr_has;
+        std::vector<std::string> env = {};
     };
 
     const std::vector<Case> cases{
@@ -381,7 +383,8 @@ TEST_CASE("refusals: one line on stderr, the exit code of spec/cli.md, nothing w
         {{"approve", id}, 1, "is not awaiting a human"},
         {{"approve", "P-99"}, 1, "no ticket P-99 on this board"},
         {{"note", "nonsense", "x"}, 1, "is not a ticket id"},
-        {{"reject", id}, 2, "FEEDBACK"},
+        {{"reject", id}, 2, "board: reject: FEEDBACK is required (board reject --help)\n"},
+        {{"frobnicate"}, 2, "board: \"frobnicate\" is not a command (board --help)\n"},
         {{"start", id}, 1, "only backlog or ready work can be started"},
         {{"start", epic}, 1, "epics are never run"},
         {{"move", id, "sideways", "--reason", "x"}, 2, "unknown status"},
@@ -397,16 +400,30 @@ TEST_CASE("refusals: one line on stderr, the exit code of spec/cli.md, nothing w
         {{"fork", id, "--at", "99"}, 1, "outside the log"},
         {{"list", "--status", "nope"}, 2, "--status"},
         {{"list", "--awaiting", "bogus"}, 2, "--awaiting \"bogus\""},
-        {{"list", "--frobnicate"}, 2, ""},
+        {{"list", "--frobnicate"}, 2, "board: list: unexpected argument --frobnicate"},
+        {{"note", id, "x", "--from", "robot"}, 2, "board: note: --from: robot not in"},
+        {{"next", other}, 1, "board: next: " + other + " is a task, not an epic\n"},
+        {{"ready", "P-99"}, 1, "board: ready: no ticket P-99 on this board\n"},
+        {{"list", "--parent", id}, 1, "board: list --parent: " + id + " is a task, not an epic"},
+        // A $USER the log could not name would make a line no reader takes back.
+        {{"note", id, "x", "--from", "human"},
+         2,
+         "\"human:two words\" cannot sign",
+         {"USER=two words"}},
+        {{"note", id, "x"}, 2, "\"agent:a b\" cannot sign", {"BOARD_RUN=r9", "BOARD_PHASE=a b"}},
         {{"create", "x", "--parent", other}, 1, "not an epic"},
         {{"create", "x", "--blocked-by", "P-99"}, 1, "no ticket P-99"},
         {{"update", id, "--as", "two words", "-p", "1"}, 2, "--as"},
     };
     for (const auto& c : cases) {
         CAPTURE(c.args);
-        const auto ran = b.board(c.args);
+        const auto ran = b.board(c.args, c.env);
         CHECK(ran.exit_code == c.exit_code);
         CHECK_THAT(ran.err, Catch::Contains(c.stderr_has));
+        // spec/cli.md: one line saying what and why, whoever found the fault (CLI11 included).
+        CHECK_THAT(ran.err, Catch::StartsWith("board: "));
+        CHECK(std::count(ran.err.begin(), ran.err.end(), '\n') == 1);
+        CHECK(ran.out.empty());
         CHECK(b.log_of(id) == before);
     }
     CHECK_FALSE(fs::exists(b.dir("P-5")));  // the refused creates took no id
