@@ -167,8 +167,9 @@ private:
 /// The ticket with the field names of state-machine.md §2, in that order:
 /// `id, title, description, type, priority, labels, parent, blocked_by, status, resolution,
 /// awaiting, handoff, requires, artifacts, notes, questions, phase_attempts, phase_iterations,
-/// phase_started_at, last_failure_at, run, last_session, cost_usd, runs_total, created_at,
-/// updated_at, seq`.
+/// phase_started_at, last_failure_at, run, last_run_ended_at, last_session, cost_usd,
+/// runs_total, created_at, updated_at, seq`. `last_failure_at` and `last_run_ended_at` are
+/// omitted until there was a failure or a run (no 1970 dates for a script to trip on).
 /// - `artifacts` is an object keyed by kind (`implementation-log`...), holding only the kinds
 ///   recorded: `{"path","status","summary","sha256","created_at","updated_at"}`.
 /// - `notes` are `[{"from","author","text","at"}]`.

@@ -823,6 +823,12 @@ TEST_CASE("codec: a new ticket round-trips") {
     CHECK(value_of(decode_ticket(encode_ticket(Ticket{}))) == Ticket{});
 }
 
+TEST_CASE("codec: a ticket that never ran or failed carries no dates of either") {
+    const std::string json = encode_ticket(Ticket{});
+    CHECK_THAT(json, !Catch::Contains("last_run_ended_at"));
+    CHECK_THAT(json, !Catch::Contains("last_failure_at"));
+}
+
 TEST_CASE("codec: ticket fields have the names and order of state-machine.md §2") {
     const auto object = ticket_to_json(full_ticket());
     std::vector<std::string_view> keys;

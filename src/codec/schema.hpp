@@ -231,7 +231,7 @@ void describe(IO& io, S& t) {
     io.required("phase_started_at", Time{t.phase_started_at});
     io.optional("last_failure_at", Time{t.last_failure_at});
     io.optional("run", t.run);
-    io.required("last_run_ended_at", Time{t.last_run_ended_at});
+    io.unless_default("last_run_ended_at", Time{t.last_run_ended_at});
     io.required("last_session", t.last_session);
     io.required("cost_usd", t.cost_usd);
     io.required("runs_total", t.runs_total);
