@@ -23,10 +23,10 @@
 //     check anything out. When only the generation moved on, the generation's ring names the
 //     tickets the writers changed since, and only their logs are checked (a board a daemon
 //     writes); when the ring cannot tell, every log is.
-//     A log changed by other means (an editor, `cp`) is seen by the next load that checks
-//     every log: after `board verify`, a git checkout, a reboot, a board command that reads
-//     that log and finds it corrupt, more writes than the ring holds, or deleting
-//     `tickets/.index`. `BOARD_CHECK_EVERY_LOG=1` in the environment turns the trust off (a
+//     A log changed or a ticket folder removed by other means (an editor, `cp`, `rm`) is
+//     seen by the next load that checks every log: after `board verify`, a git checkout, a
+//     reboot, a board command that reads that log and finds it corrupt, more writes than the
+//     ring holds, or deleting `tickets/.index`. `BOARD_CHECK_EVERY_LOG=1` in the environment turns the trust off (a
 //     board written from several machines: the generation is one machine's).
 //
 // A ticket whose log cannot be read (corrupt, newer schema) is left out with a warning: one
@@ -145,7 +145,7 @@ public:
     std::optional<std::string> blocked_by_error(std::string_view ticket_id,
                                                 std::span<const std::string> blockers) const;
     /// Why `parent` may not be `ticket_id`'s parent, or nullopt (empty = no parent): not on
-    /// the board, not an epic, the ticket itself.
+    /// the board, not an epic, the ticket itself, or an epic inside `ticket_id` (a cycle).
     std::optional<std::string> parent_error(std::string_view ticket_id,
                                             std::string_view parent) const;
 

@@ -284,6 +284,16 @@ std::optional<std::string> Catalog::parent_error(std::string_view ticket_id,
     if (epic->ticket.type != TicketType::epic)
         return "parent: " + named + " is a " + std::string{to_string(epic->ticket.type)} +
                ", not an epic";
+    // An epic inside its own descendant would never be done (each waits for the other).
+    std::string chain = std::string{ticket_id} + " → " + named;
+    const CatalogEntry* up = epic;
+    for (std::size_t steps = 0; up && !up->ticket.parent.empty() && steps < entries_.size();
+         ++steps) {
+        chain += " → " + up->ticket.parent;
+        if (up->ticket.parent == ticket_id)
+            return "parent: " + chain + " would be a cycle (each inside the next)";
+        up = find(up->ticket.parent);
+    }
     return std::nullopt;
 }
 

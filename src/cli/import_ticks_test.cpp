@@ -43,7 +43,7 @@ std::string with(const std::string& key_value) {
 
 }  // namespace
 
-TEST_CASE("a minimal tick reads its required fields; owner and friends are not reported",
+TEST_CASE("a minimal tick reads its required fields, owner and friends are not reported",
           "[cli][import]") {
     const auto t = tick_of(minimal);
     CHECK(t.id == "a1b");

@@ -77,7 +77,7 @@ TEST_CASE("the human feedback section holds the human notes since the last run o
     CHECK(feedback_section(quiet) == "## Human feedback\n\n(none)\n");
 }
 
-TEST_CASE("an unknown placeholder is named with its line; other braces are text") {
+TEST_CASE("an unknown placeholder is named with its line, other braces are text") {
     CHECK(check_placeholders("a\nb {ticket.name}\n") ==
           "line 2: unknown placeholder {ticket.name}");
     CHECK_FALSE(check_placeholders("JSON: {\"question\": 1} and {} and {A.B}").has_value());

@@ -532,7 +532,7 @@ TEST_CASE("WIP limits and max-parallel are never exceeded") {
     CHECK(max_columns[static_cast<std::size_t>(Status::planning)] <= 1);
 }
 
-TEST_CASE("a second daemon on the same board refuses to start; SIGTERM stops gracefully") {
+TEST_CASE("a second daemon on the same board refuses to start, SIGTERM stops gracefully") {
     BoardOptions o;
     o.timeout = "60s";
     TestBoard board("second", o);
