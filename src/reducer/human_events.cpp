@@ -145,7 +145,7 @@ Outcome apply(Ticket& t, const Event& e, const Updated& u) {
     }
     if (u.awaiting) {
         // Agents hand work over with a signal; an edit must never lift or bypass a gate.
-        if (auto bad = refuse_agent(t, e, "set who")) return *bad;
+        if (auto bad = refuse_agent(t, e, "change whose turn it is on")) return *bad;
         if (t.status == Status::done) {
             return reject(RejectReason::wrong_status, {t.id, " is done: nobody is awaited"});
         }
