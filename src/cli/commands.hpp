@@ -35,6 +35,10 @@ struct Context {
 std::optional<std::vector<Awaiting>> parse_awaiting_list(const std::string& text);
 /// `backlog,review` → the statuses; nullopt if any is unknown.
 std::optional<std::vector<Status>> parse_status_list(const std::string& text);
+
+/// A comma-separated flag value: `a, b,,c` → a, b, c (spaces around an item are not part of
+/// it, so `-l "x, y"` is the labels x and y).
+std::vector<std::string> split_list(const std::string& text);
 /// A person's name for `--as`: non-empty, printable, no spaces (it becomes `human:<name>`).
 bool is_valid_actor_name(const std::string& name);
 

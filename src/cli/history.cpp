@@ -1,5 +1,7 @@
 #include "cli/history.hpp"
 
+#include "cli/render.hpp"
+
 #include <board/codec.hpp>
 #include <board/event_log.hpp>
 
@@ -15,7 +17,7 @@ std::string excerpt(std::string_view text, std::size_t limit = 72) {
     std::string out;
     for (char c : text.substr(0, limit)) out += c == '\n' ? ' ' : c;
     if (text.size() > limit) out += "…";
-    return fmt::format("\"{}\"", out);
+    return fmt::format("\"{}\"", printable(out));
 }
 
 std::string payload_summary(const Payload& payload) {

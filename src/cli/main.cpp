@@ -38,10 +38,20 @@ struct Options {
     bool json = false;
 };
 
+/// One line on stderr, `board: ` first. What it quotes (a title, an id, a path) is shown
+/// printable, so a newline in someone's input cannot make it two lines.
+void say(std::string_view line) {
+    std::cerr << "board: " << board::cli::printable(line) << '\n';
+}
+
+void warn(std::string_view warning) {
+    say(fmt::format("warning: {}", warning));
+}
+
 int report(const board::cli::CommandOutcome& outcome) {
     std::cout << outcome.output << std::flush;
-    for (const auto& warning : outcome.warnings) std::cerr << "board: warning: " << warning << '\n';
-    if (!outcome.message.empty()) std::cerr << "board: " << outcome.message << '\n';
+    for (const auto& warning : outcome.warnings) warn(warning);
+    if (!outcome.message.empty()) say(outcome.message);
     return outcome.exit_code;
 }
 
@@ -55,19 +65,8 @@ std::optional<fs::path> find_board(const Options& options) {
     return board::find_board(here);
 }
 
-std::vector<std::string> split_list(const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start <= text.size() && !text.empty()) {
-        const auto comma = std::min(text.find(',', start), text.size());
-        if (comma > start) out.push_back(text.substr(start, comma - start));
-        start = comma + 1;
-    }
-    return out;
-}
-
 int fail(ExitCode code, std::string_view command, std::string_view message) {
-    std::cerr << fmt::format("board: {}: {}\n", command, message);
+    say(fmt::format("{}: {}", command, message));
     return static_cast<int>(code);
 }
 
@@ -83,7 +82,7 @@ std::optional<board::cli::History> load(const Options& options,
         return std::nullopt;
     }
     auto history = board::cli::read_history(*board_dir, id);
-    for (const auto& warning : history.warnings) std::cerr << "board: warning: " << warning << '\n';
+    for (const auto& warning : history.warnings) warn(warning);
     if (history.error) {
         const bool unknown = history.error->kind == board::cli::HistoryError::Kind::unknown_ticket;
         exit_code =
@@ -140,7 +139,7 @@ int run_replay(const Options& options, const std::string& id, std::int64_t until
     } else {
         std::cout << fmt::format("{} \"{}\" after seq {}: {}\n",
                                  ticket.id,
-                                 ticket.title,
+                                 board::cli::printable(ticket.title),
                                  ticket.seq,
                                  board::cli::describe_state(ticket));
     }
@@ -165,23 +164,29 @@ int run_show(const Options& options, const std::string& id) {
         std::cout << board::encode_ticket(t) << '\n';
         return 0;
     }
-    std::cout << fmt::format("{}  {}\n", t.id, t.title);
+    using board::cli::printable;
+    const auto block = board::cli::printable_block;
+    std::cout << fmt::format("{}  {}\n", t.id, printable(t.title));
     std::cout << fmt::format("  {}\n", board::cli::describe_state(t));
     std::cout << fmt::format("  {} · priority {}", board::to_string(t.type), t.priority);
-    if (!t.labels.empty()) std::cout << fmt::format(" · labels {}", fmt::join(t.labels, ","));
+    if (!t.labels.empty())
+        std::cout << fmt::format(" · labels {}",
+                                 printable(fmt::format("{}", fmt::join(t.labels, ","))));
     if (!t.parent.empty()) std::cout << fmt::format(" · parent {}", t.parent);
     if (!t.blocked_by.empty())
         std::cout << fmt::format(" · blocked by {}", fmt::join(t.blocked_by, ","));
     if (t.requires_) std::cout << fmt::format(" · requires {}", board::to_string(*t.requires_));
     std::cout << fmt::format(" · {} runs, ${:.2f}\n", t.runs_total, t.cost_usd);
-    if (!t.description.empty()) std::cout << '\n' << t.description << '\n';
+    if (!t.description.empty()) std::cout << '\n' << block(t.description, "") << '\n';
     bool any_artifact = false;
     for (const auto kind : board::all_artifact_kinds) {
         if (const auto& a = t.artifact(kind)) {
             if (!any_artifact) std::cout << "\nArtifacts\n";
             any_artifact = true;
-            std::cout << fmt::format(
-                "  {:<22} {:<12} {}\n", a->path, board::to_string(a->status), a->summary);
+            std::cout << fmt::format("  {:<22} {:<12} {}\n",
+                                     a->path,
+                                     board::to_string(a->status),
+                                     printable(a->summary));
         }
     }
     if (!t.questions.empty()) std::cout << "\nQuestions\n";
@@ -190,8 +195,8 @@ int run_show(const Options& options, const std::string& id) {
                                  t.id,
                                  q.id,
                                  board::to_string(q.status),
-                                 q.question,
-                                 q.answer.empty() ? "" : " → " + q.answer);
+                                 block(q.question, "    "),
+                                 q.answer.empty() ? "" : " → " + printable(q.answer));
     }
     if (!t.notes.empty()) std::cout << "\nNotes\n";
     const std::size_t shown_notes = std::min<std::size_t>(t.notes.size(), 10);
@@ -200,7 +205,8 @@ int run_show(const Options& options, const std::string& id) {
         const std::string who = it->author.empty()
                                     ? std::string{board::to_string(it->from)}
                                     : fmt::format("{}:{}", board::to_string(it->from), it->author);
-        std::cout << fmt::format("  {} {}: {}\n", board::format_timestamp(it->at), who, it->text);
+        std::cout << fmt::format(
+            "  {} {}: {}\n", board::format_timestamp(it->at), who, block(it->text, "    "));
     }
     std::cout << "\nRecent events\n";
     const std::size_t shown_events = std::min<std::size_t>(history->events.size(), 5);
@@ -457,8 +463,16 @@ int usage_error(
         const std::string_view prefix{lead};
         if (message.rfind(prefix, 0) == 0) message = plain + message.substr(prefix.size());
     }
-    std::cerr << fmt::format("board: {}{} ({})\n", where, message, help);
+    say(fmt::format("{}{} ({})", where, message, help));
     return static_cast<int>(ExitCode::usage);
+}
+
+/// `--until`, `--at`: a seq, 1 or more (CLI11's own range check printed DBL_MAX).
+std::string a_seq(const std::string& text) {
+    const bool digits = !text.empty() && text.size() <= 18 &&
+                        text.find_first_not_of("0123456789") == std::string::npos;
+    if (digits && text.find_first_not_of('0') != std::string::npos) return {};
+    return fmt::format("\"{}\" is not a seq (1, 2, 3...: board log ID shows them)", text);
 }
 
 bool parsed(const CLI::App* sub) {
@@ -468,7 +482,8 @@ bool parsed(const CLI::App* sub) {
 int run(int argc, char** argv) {
     const std::string_view only = invoked_command(argc, argv);
     const auto wanted = [&](std::string_view name) { return only.empty() || only == name; };
-    CLI::App app{"board: a kanban board that AI agents and humans share"};
+    // Named, so that usage lines say `board`, not the path it was started by.
+    CLI::App app{"board: a kanban board that AI agents and humans share", "board"};
     app.require_subcommand(1);
     Options options;
     app.add_option("--board",
@@ -496,7 +511,7 @@ int run(int argc, char** argv) {
         replay = app.add_subcommand(
             "replay", "fold a ticket's log step by step: each event and the state after it");
         replay->add_option("ID", id, "ticket id, e.g. PROJ-12")->required();
-        replay->add_option("--until", until, "stop after this seq")->check(CLI::PositiveNumber);
+        replay->add_option("--until", until, "stop after this seq")->check(a_seq);
         replay->add_flag("--diff", diff, "show what each event changed instead of the state");
         replay->footer(
             "Examples:\n  board replay PROJ-12\n  board replay PROJ-12 --until 7 --diff");
@@ -764,7 +779,7 @@ int run(int argc, char** argv) {
         fork = app.add_subcommand("fork",
                                   "a new ticket whose log is a copy of the first SEQ events of ID");
         fork->add_option("ID", id, "ticket id")->required();
-        fork->add_option("--at", at_seq, "how many events to copy")->required();
+        fork->add_option("--at", at_seq, "how many events to copy")->required()->check(a_seq);
         fork->footer(
             "Example:\n  board replay PROJ-4 --diff      # find the seq to go back to\n"
             "  board fork PROJ-4 --at 12        # rerun planning differently; PROJ-4 is untouched");
@@ -814,10 +829,9 @@ int run(int argc, char** argv) {
     }
     if (parsed(init)) return report(board::cli::init_board(init_dir, prefix));
     if (parsed(create)) {
-        if (manual->count() > 0)
-            std::cerr << "board: warning: --manual is deprecated; use --awaiting work\n";
-        request.labels = split_list(labels);
-        request.blocked_by = split_list(blocked_by);
+        if (manual->count() > 0) warn("--manual is deprecated; use --awaiting work");
+        request.labels = board::cli::split_list(labels);
+        request.blocked_by = board::cli::split_list(blocked_by);
         auto ctx = context_for(options, "create");
         if (const int* code = std::get_if<int>(&ctx)) return *code;
         const auto& c = std::get<board::cli::Context>(ctx);
@@ -851,7 +865,7 @@ int run(int argc, char** argv) {
         if (const int* code = std::get_if<int>(&awaiting)) return *code;
         list_filter.awaiting_any = std::get<AwaitingArg>(awaiting).given;
         list_filter.awaiting = std::get<AwaitingArg>(awaiting).types;
-        list_filter.labels = split_list(list_labels);
+        list_filter.labels = board::cli::split_list(list_labels);
         return report(cli::list_tickets(ctx, list_filter));
     }
     if (parsed(next)) {
@@ -877,9 +891,9 @@ int run(int argc, char** argv) {
         if (u_title->count()) update_request.title = update_title;
         if (u_description->count()) update_request.description = update_description;
         if (u_priority->count()) update_request.priority = update_priority;
-        if (u_labels->count()) update_request.labels = split_list(update_labels);
+        if (u_labels->count()) update_request.labels = board::cli::split_list(update_labels);
         if (u_parent->count()) update_request.parent = update_parent;
-        if (u_blocked->count()) update_request.blocked_by = split_list(update_blocked);
+        if (u_blocked->count()) update_request.blocked_by = board::cli::split_list(update_blocked);
         if (u_requires->count()) update_request.requires_ = update_requires;
         if (u_awaiting->count()) update_request.awaiting = update_awaiting;
         return report(cli::update(ctx, id, update_request));
@@ -903,7 +917,7 @@ int main(int argc, char** argv) {
     try {
         return run(argc, argv);
     } catch (const std::exception& e) {
-        std::cerr << "board: " << e.what() << '\n';
+        say(e.what());
         return static_cast<int>(ExitCode::storage);
     }
 }

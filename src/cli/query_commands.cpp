@@ -53,12 +53,7 @@ std::optional<CommandOutcome> refuse_unless_epic(CatalogLoad& load,
 template <class Enum>
 std::optional<std::vector<Enum>> parse_list(const std::string& text) {
     std::vector<Enum> out;
-    std::size_t start = 0;
-    while (start < text.size()) {
-        const auto comma = std::min(text.find(',', start), text.size());
-        const auto name = std::string_view{text}.substr(start, comma - start);
-        start = comma + 1;
-        if (name.empty()) continue;
+    for (const auto& name : split_list(text)) {
         const auto value = parse<Enum>(name);
         if (!value) return std::nullopt;
         out.push_back(*value);
@@ -158,6 +153,22 @@ std::optional<std::vector<Awaiting>> parse_awaiting_list(const std::string& text
     return parse_list<Awaiting>(text);
 }
 
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        const auto comma = std::min(text.find(',', start), text.size());
+        std::string_view item = std::string_view{text}.substr(start, comma - start);
+        const auto first = item.find_first_not_of(" \t");
+        if (first != std::string_view::npos) {
+            item = item.substr(first, item.find_last_not_of(" \t") - first + 1);
+            out.emplace_back(item);
+        }
+        start = comma + 1;
+    }
+    return out;
+}
+
 std::optional<std::vector<Status>> parse_status_list(const std::string& text) {
     return parse_list<Status>(text);
 }
@@ -225,11 +236,12 @@ CommandOutcome next_ticket(const Context& ctx, const NextRequest& request) {
     if (ctx.json) return {0, encode_ticket(*ticket) + "\n", {}, std::move(warnings)};
     std::string out = fmt::format("{}  {}\n  {} · {} · priority {}\n",
                                   ticket->id,
-                                  ticket->title,
+                                  printable(ticket->title),
                                   describe_state(*ticket),
                                   to_string(ticket->type),
                                   ticket->priority);
-    if (!ticket->description.empty()) out += fmt::format("  {}\n", ticket->description);
+    if (!ticket->description.empty())
+        out += fmt::format("  {}\n", printable_block(ticket->description, "  "));
     out += hint_for(*ticket);
     return {0, std::move(out), {}, std::move(warnings)};
 }

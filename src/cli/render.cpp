@@ -44,6 +44,8 @@ void append_key(std::string& out, std::string_view key) {
 bool stdout_wants_colour() {
     const char* no_colour = std::getenv("NO_COLOR");
     if (no_colour && *no_colour) return false;
+    const char* term = std::getenv("TERM");
+    if (term && std::string_view{term} == "dumb") return false;  // a terminal without escapes
     return ::isatty(STDOUT_FILENO) == 1;
 }
 
@@ -218,12 +220,72 @@ std::string entries_json(const Catalog& catalog, const std::vector<const Catalog
     return out;
 }
 
+namespace {
+
+bool shown_as_is(std::string_view text, std::size_t i, bool keep_newlines) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') return keep_newlines;
+    if (c < 0x20 || c == 0x7f) return false;
+    // U+0080..U+009F in UTF-8: C2 80..C2 9F.
+    return !(c == 0xC2 && i + 1 < text.size() &&
+             (static_cast<unsigned char>(text[i + 1]) & 0xE0) == 0x80);
+}
+
+std::size_t first_unprintable(std::string_view text, bool keep_newlines) {
+    std::size_t i = 0;
+    while (i < text.size() && shown_as_is(text, i, keep_newlines)) ++i;
+    return i;
+}
+
+/// `cell` itself, or its printable() form kept in `scratch`: a table of 10,000 rows copies
+/// nothing for the cells that need no escaping (all of them, nearly always).
+const std::string& shown_cell(const std::string& cell, std::string& scratch) {
+    if (first_unprintable(cell, false) == cell.size()) return cell;
+    scratch = printable(cell);
+    return scratch;
+}
+
+}  // namespace
+
+std::string printable(std::string_view text, bool keep_newlines) {
+    std::size_t i = first_unprintable(text, keep_newlines);
+    if (i == text.size()) return std::string{text};
+
+    std::string out{text.substr(0, i)};
+    for (; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (shown_as_is(text, i, keep_newlines)) {
+            out += text[i];
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else if (c == '\r') {
+            out += "\\r";
+        } else if (c == 0xC2) {
+            fmt::format_to(
+                std::back_inserter(out), "\\u{:04x}", static_cast<unsigned char>(text[++i]));
+        } else {
+            fmt::format_to(std::back_inserter(out), "\\x{:02x}", c);
+        }
+    }
+    return out;
+}
+
+std::string printable_block(std::string_view text, std::string_view indent) {
+    std::string out = printable(text, true);
+    for (auto at = out.find('\n'); at != std::string::npos; at = out.find('\n', at + 1))
+        out.insert(at + 1, indent);
+    return out;
+}
+
 std::string render(const Table& table, bool colour) {
     const std::size_t columns = table.header.size();
     std::vector<std::size_t> widths(columns, 0);
+    std::string scratch;
     auto measure = [&](const std::vector<std::string>& row) {
         for (std::size_t c = 0; c < columns && c < row.size(); ++c)
-            widths[c] = std::max(widths[c], display_width(row[c]));
+            widths[c] = std::max(widths[c], display_width(shown_cell(row[c], scratch)));
     };
     measure(table.header);
     for (const auto& row : table.rows) measure(row);
@@ -231,7 +293,7 @@ std::string render(const Table& table, bool colour) {
     std::string out;
     auto emit = [&](const std::vector<std::string>& row, const std::vector<std::string>* codes) {
         for (std::size_t c = 0; c < columns && c < row.size(); ++c) {
-            const std::string& cell = row[c];
+            const std::string& cell = shown_cell(row[c], scratch);
             const bool last = c + 1 == columns;
             const std::string* code =
                 codes && c < codes->size() && !(*codes)[c].empty() ? &(*codes)[c] : nullptr;

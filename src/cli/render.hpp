@@ -13,6 +13,17 @@ namespace board::cli {
 /// Colour on stdout: only on a terminal, and never when NO_COLOR is set (no-color.org).
 bool stdout_wants_colour();
 
+/// `text` safe to print on a terminal: control characters (C0, DEL, and C1 such as U+009B,
+/// which some terminals read as an escape) are shown as `\n`, `\t`, `\x1b`, `\u009b`, so
+/// a title or note written by anyone (an agent included) can neither move the cursor, colour
+/// the screen nor break a table row. `keep_newlines` lets multi-line text (notes,
+/// descriptions) keep its lines; returns `text` unchanged when nothing needs showing.
+std::string printable(std::string_view text, bool keep_newlines = false);
+
+/// Multi-line text under a heading: printable(text, true) with every line after the first
+/// starting with `indent`.
+std::string printable_block(std::string_view text, std::string_view indent);
+
 /// Appends `text` as a JSON string literal (quotes, escapes; UTF-8 passes through).
 void append_json_string(std::string& out, std::string_view text);
 

@@ -107,6 +107,11 @@ CommandOutcome approve(const Context& ctx, const std::string& id, const std::str
 }
 
 CommandOutcome reject(const Context& ctx, const std::string& id, const std::string& feedback) {
+    if (is_blank(feedback))
+        return refused(1,
+                       fmt::format("reject {}: the feedback is blank: an agent cannot act on a "
+                                   "bare no",
+                                   id));
     return write_one(ctx, "reject", id, VerdictGiven{Verdict::rejected, feedback});
 }
 
@@ -154,6 +159,10 @@ CommandOutcome answer(const Context& ctx,
 }
 
 CommandOutcome update(const Context& ctx, const std::string& id, const UpdateRequest& request) {
+    if (request.title) {
+        if (auto why = title_error(*request.title))
+            return refused(1, fmt::format("update {}: {}", id, *why));
+    }
     Updated u;
     u.title = request.title;
     u.description = request.description;

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
@@ -84,10 +85,24 @@ CommandOutcome init_board(const fs::path& dir, const std::string& prefix) {
         0, fmt::format("Initialised a board in {} (prefix {})\n", dir.string(), prefix), {}, {}};
 }
 
+bool is_blank(std::string_view text) {
+    return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+std::optional<std::string> title_error(std::string_view title) {
+    if (is_blank(title)) return "the title is empty";
+    const bool one_line = std::none_of(title.begin(), title.end(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+    });
+    if (!one_line) return "a title is one line, without control characters";
+    return std::nullopt;
+}
+
 CommandOutcome create_ticket(const fs::path& board,
                              const CreateRequest& request,
                              const Actor& by,
                              bool json) {
+    if (auto why = title_error(request.title)) return refused(1, fmt::format("create: {}", *why));
     const auto type = parse<TicketType>(request.type);
     if (!type)
         return refused(2,

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace board::cli {
@@ -17,6 +18,15 @@ struct CommandOutcome {
     std::string message;                ///< one line for stderr: what and why
     std::vector<std::string> warnings;  ///< for stderr, each `board: warning: ...`
 };
+
+/// Why `title` cannot be a ticket's title, or nullopt: a title is one line with something on
+/// it (blank, a line break or an escape would break every table and log line showing it).
+/// Checked where people and agents type titles (create, update, the HTTP API), not by the
+/// reducer, so that no log that replayed yesterday stops replaying today.
+std::optional<std::string> title_error(std::string_view title);
+
+/// Nothing but spaces, tabs and line breaks: as bare as no text at all.
+bool is_blank(std::string_view text);
 
 /// Creates `dir/board.yaml` (commented defaults) and `dir/tickets/`. Refuses an existing board.
 CommandOutcome init_board(const std::filesystem::path& dir, const std::string& prefix);

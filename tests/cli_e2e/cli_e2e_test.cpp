@@ -412,6 +412,13 @@ TEST_CASE("refusals: one line on stderr, the exit code of spec/cli.md, nothing w
          {"USER=two words"}},
         {{"note", id, "x"}, 2, "\"agent:a b\" cannot sign", {"BOARD_RUN=r9", "BOARD_PHASE=a b"}},
         {{"create", "x", "--parent", other}, 1, "not an epic"},
+        {{"create", "   "}, 1, "board: create: the title is empty\n"},
+        {{"create", "two\nlines"}, 1, "board: create: a title is one line"},
+        {{"update", id, "--title", "x\x1b[2J"}, 1, "a title is one line"},
+        {{"reject", id, " \n "}, 1, "board: reject " + id + ": the feedback is blank"},
+        // What someone typed is quoted printable: the refusal stays one line.
+        {{"show", "P-1\nP-2"}, 1, "board: show: \"P-1\\nP-2\" is not a ticket id"},
+        {{"replay", id, "--until", "0"}, 2, "--until: \"0\" is not a seq"},
         {{"create", "x", "--blocked-by", "P-99"}, 1, "no ticket P-99"},
         {{"update", id, "--as", "two words", "-p", "1"}, 2, "--as"},
     };
@@ -428,6 +435,14 @@ TEST_CASE("refusals: one line on stderr, the exit code of spec/cli.md, nothing w
     }
     CHECK_FALSE(fs::exists(b.dir("P-5")));  // the refused creates took no id
 
+    SECTION("an epic cannot be put inside its own child") {
+        const std::string inner = b.create("Inner", {"-t", "epic", "--parent", epic});
+        const auto ran = b.board({"update", epic, "--parent", inner});
+        CHECK(ran.exit_code == 1);
+        CHECK_THAT(ran.err,
+                   Catch::Contains(epic + " → " + inner + " → " + epic +
+                                   " would be a cycle (each inside the next)"));
+    }
     SECTION("a cycle is named in full") {
         REQUIRE(b.board({"update", other, "--blocked-by", id}).exit_code == 0);
         const auto ran = b.board({"update", id, "--blocked-by", other});
@@ -452,6 +467,28 @@ TEST_CASE("refusals: one line on stderr, the exit code of spec/cli.md, nothing w
         CHECK_THAT(listed.err, Catch::Contains(other + " left out"));
         CHECK_THAT(listed.out, Catch::Contains(id));
     }
+}
+
+TEST_CASE("text anyone wrote is shown, never obeyed by the terminal", "[e2e][output]") {
+    TempBoard b;
+    // Labels and lists take spaces after commas, as people type them.
+    const std::string id = b.create("Escapes", {"-l", "ui, backend ,", "-d", "one\ntwo"});
+    const auto labels = b.show(id).at("labels").as_array();
+    CHECK(labels == boost::json::array{"ui", "backend"});
+    CHECK(b.board({"list", "--status", "backlog, ready"}).exit_code == 0);
+
+    // An agent's note may hold anything; on a terminal a clear-screen must stay text.
+    REQUIRE(b.board({"note", id, "look\x1b[2J here\nsecond line\x07"}).exit_code == 0);
+    const auto shown = b.board({"show", id});
+    CHECK(shown.out.find('\x1b') == std::string::npos);
+    CHECK(shown.out.find('\x07') == std::string::npos);
+    CHECK_THAT(shown.out, Catch::Contains("look\\x1b[2J here\n    second line\\x07"));
+    CHECK_THAT(shown.out, Catch::Contains("\none\ntwo\n"));  // the description keeps its lines
+    const auto logged = b.board({"log", id});
+    CHECK(logged.out.find('\x1b') == std::string::npos);
+    // JSON carries the text exactly; escaping it is JSON's own.
+    CHECK(b.show(id).at("notes").as_array().back().at("text") ==
+          "look\x1b[2J here\nsecond line\x07");
 }
 
 TEST_CASE("list, next and ready: shapes, order and the human side", "[e2e][queries]") {
