@@ -26,8 +26,9 @@
 //     A log changed or a ticket folder removed by other means (an editor, `cp`, `rm`) is
 //     seen by the next load that checks every log: after `board verify`, a git checkout, a
 //     reboot, a board command that reads that log and finds it corrupt, more writes than the
-//     ring holds, or deleting `tickets/.index`. `BOARD_CHECK_EVERY_LOG=1` in the environment turns the trust off (a
-//     board written from several machines: the generation is one machine's).
+//     ring holds, or deleting `tickets/.index`. `BOARD_CHECK_EVERY_LOG=1` in the environment
+//     turns the trust off (a board written from several machines: the generation is one
+//     machine's).
 //
 // A ticket whose log cannot be read (corrupt, newer schema) is left out with a warning: one
 // bad file never hides the rest of the board.
