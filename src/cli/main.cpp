@@ -160,14 +160,49 @@ int run_show(const Options& options, const std::string& id) {
                                 folded.failure->second.message));
     }
     const board::Ticket& t = folded.ticket;
+    const auto board_dir = find_board(options);
+    if (board_dir) {
+        const fs::path ticket_dir = *board_dir / "tickets" / id;
+        if (auto long_log = board::cli::long_log_warning(ticket_dir, history->events.size()))
+            warn(fmt::format("{}: {}", id, *long_log));
+    }
+    // §7: an epic is done when all its children are (derived, not stored). Its own log cannot
+    // say so, the board can: show it as list does.
+    std::optional<board::EpicProgress> progress;
+    bool derived_done = false;
+    if (t.type == board::TicketType::epic && board_dir) {
+        auto loaded = board::load_catalog(*board_dir);
+        if (const auto* load = std::get_if<board::CatalogLoad>(&loaded)) {
+            progress = load->catalog.epic_progress(t.id);
+            derived_done = t.status != board::Status::done &&
+                           load->catalog.shown_status(t) == board::Status::done;
+        } else {
+            warn(fmt::format("{}: its children are not counted: {}",
+                             id,
+                             std::get<board::CatalogError>(loaded).message));
+        }
+    }
     if (options.json) {
-        std::cout << board::encode_ticket(t) << '\n';
+        if (!progress) {
+            std::cout << board::encode_ticket(t) << '\n';
+            return 0;
+        }
+        auto json = board::ticket_to_json(t);
+        json["children"] = progress->children;
+        json["children_done"] = progress->done;
+        if (derived_done) json["status"] = "done";
+        std::cout << boost::json::serialize(json) << '\n';
         return 0;
     }
     using board::cli::printable;
     const auto block = board::cli::printable_block;
     std::cout << fmt::format("{}  {}\n", t.id, printable(t.title));
-    std::cout << fmt::format("  {}\n", board::cli::describe_state(t));
+    std::cout << fmt::format(
+        "  {}\n", derived_done ? "done (every child is done)" : board::cli::describe_state(t));
+    if (progress) {
+        std::cout << fmt::format(
+            "  epic: {} of {} children done\n", progress->done, progress->children);
+    }
     std::cout << fmt::format("  {} · priority {}", board::to_string(t.type), t.priority);
     if (!t.labels.empty())
         std::cout << fmt::format(" · labels {}",

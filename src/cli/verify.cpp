@@ -94,15 +94,17 @@ VerifyReport verify_ticket(const fs::path& board, const std::string& id) {
     if (history.events.empty()) report.warnings.push_back("the log is empty");
     check_snapshot(dir, folded.ticket, report);
     check_artifacts(dir, folded.ticket, report);
-    std::error_code ec;
-    const auto bytes = fs::file_size(dir / "events.jsonl", ec);
-    if (history.events.size() > warn_events || (!ec && bytes > warn_bytes)) {
-        report.warnings.push_back(
-            fmt::format("the log is long ({} events, {} bytes): every fold pays for it",
-                        history.events.size(),
-                        bytes));
-    }
+    if (auto long_log = long_log_warning(dir, history.events.size()))
+        report.warnings.push_back(std::move(*long_log));
     return report;
+}
+
+std::optional<std::string> long_log_warning(const fs::path& ticket_dir, std::size_t events) {
+    std::error_code ec;
+    const auto bytes = fs::file_size(ticket_dir / "events.jsonl", ec);
+    if (events <= warn_events && (ec || bytes <= warn_bytes)) return std::nullopt;
+    return fmt::format(
+        "the log is long ({} events, {} bytes): every fold pays for it", events, ec ? 0 : bytes);
 }
 
 std::vector<std::string> list_ticket_ids(const fs::path& board, std::vector<VerifyReport>& strays) {

@@ -491,6 +491,18 @@ TEST_CASE("text anyone wrote is shown, never obeyed by the terminal", "[e2e][out
           "look\x1b[2J here\nsecond line\x07");
 }
 
+TEST_CASE("show and verify warn of a log over 10 MB (spec/storage.md)", "[e2e][show]") {
+    TempBoard b;
+    const std::string id = b.create("Long history");
+    CHECK(b.board({"show", id}).err.empty());
+    b.append(id, Actor{ActorKind::agent, "research"}, {NoteAdded{std::string(10'500'000, 'x')}});
+    const auto shown = b.board({"show", id});
+    CHECK(shown.exit_code == 0);
+    CHECK_THAT(shown.err,
+               Catch::StartsWith("board: warning: " + id + ": the log is long (2 events"));
+    CHECK_THAT(b.board({"verify", id}).out, Catch::Contains("warning: the log is long"));
+}
+
 TEST_CASE("list, next and ready: shapes, order and the human side", "[e2e][queries]") {
     TempBoard b;
     const std::string epic = b.create("Checkout v2", {"-t", "epic"});
@@ -551,6 +563,13 @@ TEST_CASE("list, next and ready: shapes, order and the human side", "[e2e][queri
         CHECK(t.at("status").as_string() == "done");
         CHECK(t.at("children_done").as_int64() == 1);
     }
+    // show says what list says: the epic's own log never holds its derived completion.
+    const auto shown = b.show(epic);
+    CHECK(shown.at("status").as_string() == "done");
+    CHECK(shown.at("children").as_int64() == 1);
+    CHECK(shown.at("children_done").as_int64() == 1);
+    CHECK_THAT(b.board({"show", epic}).out,
+               Catch::Contains("done (every child is done)\n  epic: 1 of 1 children done"));
     CHECK(b.board({"list", "--status", "done", "--json"}).out.find(urgent) != std::string::npos);
 }
 
