@@ -266,9 +266,11 @@ int run_verify(const Options& options, const std::vector<std::string>& requested
         requested.empty() ? board::cli::list_ticket_ids(*board_dir, reports) : requested;
     for (const auto& id : ids) reports.push_back(board::cli::verify_ticket(*board_dir, id));
     bool all_hold = true;
+    bool storage_fault = false;  // else only ids that name no ticket: refused, not storage
     boost::json::array out;
     for (const auto& r : reports) {
         all_hold = all_hold && r.faults.empty();
+        storage_fault = storage_fault || (!r.faults.empty() && !r.unknown);
         if (options.json) {
             out.push_back(boost::json::object{{"ticket", r.ticket},
                                               {"ok", r.faults.empty()},
@@ -285,7 +287,8 @@ int run_verify(const Options& options, const std::vector<std::string>& requested
         std::cout << fmt::format(
             "{} ticket(s) checked, {}\n", reports.size(), all_hold ? "all hold" : "faults found");
     }
-    return all_hold ? 0 : static_cast<int>(ExitCode::storage);
+    if (all_hold) return 0;
+    return static_cast<int>(storage_fault ? ExitCode::storage : ExitCode::refused);
 }
 
 /// `--board`, `--as`, `--json` on every command, so they may come after the command name.

@@ -74,6 +74,7 @@ VerifyReport verify_ticket(const fs::path& board, const std::string& id) {
     const History history = read_history(board, id);
     if (history.error) {
         report.faults.push_back(history.error->message);
+        report.unknown = history.error->kind == HistoryError::Kind::unknown_ticket;
         return report;
     }
     report.warnings.insert(report.warnings.end(), history.warnings.begin(), history.warnings.end());

@@ -13,6 +13,7 @@ struct VerifyReport {
     std::string ticket;
     std::vector<std::string> faults;    ///< real problems: `verify` exits non-zero
     std::vector<std::string> warnings;  ///< worth knowing: edited artifacts, long logs
+    bool unknown = false;               ///< no such ticket (or not an id): nothing to check
 };
 
 /// Checks one ticket: the log parses, seqs are contiguous, it replays with no rejection, the

@@ -434,6 +434,11 @@ TEST_CASE("refusals: one line on stderr, the exit code of spec/cli.md, nothing w
         CHECK(b.log_of(id) == before);
     }
     CHECK_FALSE(fs::exists(b.dir("P-5")));  // the refused creates took no id
+    // verify reports on stdout; an id that names no ticket is refused (1), not a storage fault.
+    const auto unknown = b.board({"verify", "P-99"});
+    CHECK(unknown.exit_code == 1);
+    CHECK_THAT(unknown.out, Catch::Contains("no ticket P-99"));
+    CHECK(b.board({"verify", "nonsense"}).exit_code == 1);
 
     SECTION("an epic cannot be put inside its own child") {
         const std::string inner = b.create("Inner", {"-t", "epic", "--parent", epic});
