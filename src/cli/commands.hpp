@@ -39,7 +39,8 @@ std::optional<std::vector<Status>> parse_status_list(const std::string& text);
 /// A comma-separated flag value: `a, b,,c` → a, b, c (spaces around an item are not part of
 /// it, so `-l "x, y"` is the labels x and y).
 std::vector<std::string> split_list(const std::string& text);
-/// A person's name for `--as`: non-empty, printable, no spaces (it becomes `human:<name>`).
+/// A person's name for `--as`: non-empty, printable, no spaces, no `:` (it becomes
+/// `human:<name>`).
 bool is_valid_actor_name(const std::string& name);
 
 CommandOutcome list_tickets(const Context& ctx, const ListFilter& filter);

@@ -320,7 +320,8 @@ std::variant<board::cli::Context, int> context_for(const Options& options,
         return fail(
             ExitCode::usage,
             command,
-            fmt::format("--as \"{}\": a name is one word of printable characters", options.as));
+            fmt::format("--as \"{}\": a name is one word of printable characters, without ':'",
+                        options.as));
     board::cli::Context ctx;
     ctx.board = *board_dir;
     ctx.by = board::cli::invoking_actor(options.as);
@@ -865,7 +866,18 @@ int run(int argc, char** argv) {
         std::cout << bash_completion(app);
         return 0;
     }
-    if (parsed(init)) return report(board::cli::init_board(init_dir, prefix));
+    if (parsed(init)) {
+        auto outcome = board::cli::init_board(init_dir, prefix);
+        if (options.json && outcome.exit_code == 0) {
+            std::error_code ec;
+            const fs::path where = fs::absolute(init_dir, ec);
+            outcome.output = boost::json::serialize(boost::json::object{
+                                 {"board", ec ? init_dir : where.lexically_normal().string()},
+                                 {"prefix", prefix}}) +
+                             "\n";
+        }
+        return report(outcome);
+    }
     if (parsed(create)) {
         if (manual->count() > 0) warn("--manual is deprecated; use --awaiting work");
         request.labels = board::cli::split_list(labels);

@@ -174,7 +174,8 @@ std::optional<std::vector<Status>> parse_status_list(const std::string& text) {
 }
 
 bool is_valid_actor_name(const std::string& name) {
-    return is_valid_actor(Actor{ActorKind::human, name});
+    // `--as agent:review` would sign `human:agent:review`: human, but read at a glance as not.
+    return name.find(':') == std::string::npos && is_valid_actor(Actor{ActorKind::human, name});
 }
 
 CommandOutcome list_tickets(const Context& ctx, const ListFilter& filter) {

@@ -599,7 +599,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
         if (!cli::is_valid_actor_name(as))
             return reply(bhttp::status::unprocessable_entity,
                          json_error("X-Board-As: \"" + header_safe(as) +
-                                    "\" is not a person's name (printable, no spaces)"));
+                                    "\" is not a person's name (printable, no spaces or ':')"));
         cli::Context ctx;
         ctx.board = options.board;
         ctx.by = Actor{ActorKind::human, as};  // the API never acts as an agent

@@ -421,6 +421,7 @@ TEST_CASE("refusals: one line on stderr, the exit code of spec/cli.md, nothing w
         {{"replay", id, "--until", "0"}, 2, "--until: \"0\" is not a seq"},
         {{"create", "x", "--blocked-by", "P-99"}, 1, "no ticket P-99"},
         {{"update", id, "--as", "two words", "-p", "1"}, 2, "--as"},
+        {{"note", id, "x", "--from", "human", "--as", "agent:review"}, 2, "without ':'"},
     };
     for (const auto& c : cases) {
         CAPTURE(c.args);
@@ -576,6 +577,17 @@ TEST_CASE("list, next and ready: shapes, order and the human side", "[e2e][queri
     CHECK_THAT(b.board({"show", epic}).out,
                Catch::Contains("done (every child is done)\n  epic: 1 of 1 children done"));
     CHECK(b.board({"list", "--status", "done", "--json"}).out.find(urgent) != std::string::npos);
+}
+
+TEST_CASE("init --json says where the board is and its prefix", "[e2e][init]") {
+    TempBoard b;
+    const fs::path dir = b.root() / "second";
+    const auto ran = TempBoard::run({"init", dir.string(), "--prefix", "Q", "--json"});
+    REQUIRE(ran.exit_code == 0);
+    const auto json = boost::json::parse(ran.out).as_object();
+    CHECK(json.at("board").as_string() == dir.string());
+    CHECK(json.at("prefix").as_string() == "Q");
+    CHECK(fs::exists(dir / "board.yaml"));
 }
 
 TEST_CASE("fork copies the first SEQ events and leaves the original alone", "[e2e][fork]") {
