@@ -145,6 +145,9 @@ public:
     /// `PROJ-3 → PROJ-5 → PROJ-3`). `ticket_id` may be a ticket not created yet.
     std::optional<std::string> blocked_by_error(std::string_view ticket_id,
                                                 std::span<const std::string> blockers) const;
+    /// Why `id` names no epic on this board, or nullopt: not a ticket id, no such ticket, or
+    /// a ticket of another type.
+    std::optional<std::string> epic_error(std::string_view id) const;
     /// Why `parent` may not be `ticket_id`'s parent, or nullopt (empty = no parent): not on
     /// the board, not an epic, the ticket itself, or an epic inside `ticket_id` (a cycle).
     std::optional<std::string> parent_error(std::string_view ticket_id,

@@ -272,18 +272,24 @@ std::optional<std::string> Catalog::blocked_by_error(std::string_view ticket_id,
     return std::nullopt;
 }
 
+std::optional<std::string> Catalog::epic_error(std::string_view id) const {
+    const std::string named{id};
+    if (!is_valid_ticket_id(id)) return "\"" + named + "\" is not a ticket id (expected PREFIX-N)";
+    const CatalogEntry* epic = find(id);
+    if (!epic) return "no ticket " + named + " on this board";
+    if (epic->ticket.type != TicketType::epic)
+        return named + " is a " + std::string{to_string(epic->ticket.type)} + ", not an epic";
+    return std::nullopt;
+}
+
 std::optional<std::string> Catalog::parent_error(std::string_view ticket_id,
                                                  std::string_view parent) const {
     if (parent.empty()) return std::nullopt;
     const std::string named{parent};
-    if (!is_valid_ticket_id(parent))
-        return "parent: \"" + named + "\" is not a ticket id (expected PREFIX-N)";
-    if (parent == ticket_id) return "parent: " + named + " cannot be its own parent";
+    if (is_valid_ticket_id(parent) && parent == ticket_id)
+        return "parent: " + named + " cannot be its own parent";
+    if (auto why = epic_error(parent)) return "parent: " + *why;
     const CatalogEntry* epic = find(parent);
-    if (!epic) return "parent: no ticket " + named + " on this board";
-    if (epic->ticket.type != TicketType::epic)
-        return "parent: " + named + " is a " + std::string{to_string(epic->ticket.type)} +
-               ", not an epic";
     // An epic inside its own descendant would never be done (each waits for the other).
     std::string chain = std::string{ticket_id} + " → " + named;
     const CatalogEntry* up = epic;

@@ -35,19 +35,10 @@ CommandOutcome refused(int code, std::string message) {
 std::optional<CommandOutcome> refuse_unless_epic(CatalogLoad& load,
                                                  const std::string& id,
                                                  std::string_view command) {
-    auto refusal = [&](std::string message) {
-        return CommandOutcome{1, {}, std::move(message), std::move(load.warnings)};
-    };
     if (id.empty()) return std::nullopt;
-    if (!is_valid_ticket_id(id))
-        return refusal(
-            fmt::format("{}: \"{}\" is not a ticket id (expected PREFIX-N)", command, id));
-    const CatalogEntry* entry = load.catalog.find(id);
-    if (!entry) return refusal(fmt::format("{}: no ticket {} on this board", command, id));
-    if (entry->ticket.type != TicketType::epic)
-        return refusal(
-            fmt::format("{}: {} is a {}, not an epic", command, id, to_string(entry->ticket.type)));
-    return std::nullopt;
+    auto why = load.catalog.epic_error(id);
+    if (!why) return std::nullopt;
+    return CommandOutcome{1, {}, fmt::format("{}: {}", command, *why), std::move(load.warnings)};
 }
 
 template <class Enum>
