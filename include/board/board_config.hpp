@@ -3,6 +3,7 @@
 // Loading never throws: a bad file comes back as a ConfigError that names the key, its line
 // and what was expected, because a typo must never silently change what the daemon does.
 
+#include <board/agent_dialect.hpp>
 #include <board/next_action.hpp>
 #include <board/ticket.hpp>
 
@@ -30,6 +31,9 @@ struct DaemonConfig {
 /// `agents.default` (a phase that does not set them inherits the default's).
 struct AgentConfig {
     std::vector<std::string> command;  ///< argv, never empty, argv[0] non-empty
+    /// How the command is run and read (agent_dialect.hpp): `dialect:` of the phase, else of
+    /// `agents.default`, else by the program's name.
+    DialectKind dialect = DialectKind::claude;
     std::chrono::milliseconds timeout{std::chrono::minutes{30}};  ///< > 0
     int max_steps = 15;     ///< >= 1; handed to the agent, the board does not count steps
     bool worktree = false;  ///< run in the ticket's git worktree (spec/agents.md)
@@ -50,8 +54,8 @@ struct NotifyConfig {
     friend bool operator==(const NotifyConfig&, const NotifyConfig&) = default;
 };
 
-/// `[claude, -p, --output-format, stream-json, --verbose]`: Claude Code, whose stream-json
-/// output carries the run's cost and session id.
+/// `[claude]`: Claude Code; its dialect adds print mode, stream-json output (which carries
+/// the run's cost, tokens and session id), the permission mode and the writable folders.
 std::vector<std::string> default_agent_command();
 
 /// The documented defaults of `agents.<phase>` (max_steps 15/15/30/10, implementing in a
@@ -67,6 +71,7 @@ struct BoardConfig {
     DaemonConfig daemon;
     /// `agents.default`: what a phase without its own command/timeout runs.
     std::vector<std::string> default_command = default_agent_command();
+    std::optional<DialectKind> default_dialect;  ///< `agents.default.dialect`; unset: by name
     std::chrono::milliseconds default_timeout{std::chrono::minutes{30}};
     AgentConfig research = default_agent_config(Status::research);
     AgentConfig planning = default_agent_config(Status::planning);

@@ -102,7 +102,8 @@ std::optional<UnixMillis> parse_timestamp(std::string_view);
 /// - every `requires_` → `requires`.
 /// - run-started: the policy is a nested object
 ///   `"policy":{"gate","max_iterations","max_attempts","max_cost_usd","review_agent"}`.
-/// - run-finished: `exit_code` → `exit`; `signal` is the signal's wire name (`COMPLETE`...).
+/// - run-finished: `exit_code` → `exit`; `signal` is the signal's wire name (`COMPLETE`...);
+///   `permanent` and the four `*_tokens` counts are written only when not false / 0.
 /// - question-asked: `question_id` → `question`, `question` → `text`; `options` is
 ///   `[{"id","label","value","description"}]`.
 /// - question-answered, question-timed-out: `question_id` → `question`.

@@ -70,9 +70,20 @@ struct RunFinished {
     std::string run;
     int exit_code = 0;  ///< wire name `exit`
     bool timed_out = false;
-    std::string error;  ///< why the run failed outside the agent ("could not start: ...")
+    /// Why the run failed, in the agent's own words where it said ("API Error: 401 ...",
+    /// "could not start: `claude` was not found on PATH"). May be set on a run that exited 0
+    /// and still failed (an agent that reports an error as its result).
+    std::string error;
+    /// The failure cannot go away by retrying (a usage error, a refused credential, a program
+    /// that is not installed): the ticket goes to a human at once instead of being retried.
+    bool permanent = false;
     std::int64_t duration_ms = 0;
     double cost_usd = 0.0;
+    /// Tokens the run used, as the agent reported them; 0 where it reports none.
+    std::int64_t input_tokens = 0;
+    std::int64_t output_tokens = 0;
+    std::int64_t cache_read_tokens = 0;   ///< input tokens served from the model's cache
+    std::int64_t cache_write_tokens = 0;  ///< input tokens written to the model's cache
     std::string session;
     std::optional<Signal> signal;
     std::string context;

@@ -256,12 +256,24 @@ struct PhaseEntry {
     AgentConfig agent;
     std::optional<std::vector<std::string>> command;
     std::optional<milliseconds> timeout;
+    std::optional<DialectKind> dialect;
 };
+
+/// `auto` (by the program's name, as when absent) or a dialect's name.
+std::optional<DialectKind> read_dialect(const Field& f) {
+    constexpr std::string_view expected = "auto, claude, codex, gemini or generic";
+    const std::string& text = scalar(f, expected);
+    if (text == "auto") return std::nullopt;
+    const auto kind = parse_dialect(text);
+    if (!kind) fail(f.mark, f.path, fmt::format("expected {}, got \"{}\"", expected, text));
+    return kind;
+}
 
 void read_phase(const Field& f, PhaseEntry& entry) {
     for_each_key(f,
-                 {"max_steps", "worktree", "enabled", "command", "timeout", "resume"},
+                 {"max_steps", "worktree", "enabled", "command", "timeout", "resume", "dialect"},
                  [&](std::string_view key, const Field& v) {
+                     if (key == "dialect") entry.dialect = read_dialect(v);
                      if (key == "max_steps") entry.agent.max_steps = read_int(v, 1);
                      if (key == "worktree") entry.agent.worktree = read_bool(v);
                      if (key == "enabled") entry.agent.enabled = read_bool(v);
@@ -272,17 +284,18 @@ void read_phase(const Field& f, PhaseEntry& entry) {
 }
 
 void read_default_agent(const Field& f, BoardConfig& config) {
-    for_each_key(f, {"command", "timeout"}, [&](std::string_view key, const Field& v) {
+    for_each_key(f, {"command", "timeout", "dialect"}, [&](std::string_view key, const Field& v) {
         if (key == "command") config.default_command = read_command(v);
+        if (key == "dialect") config.default_dialect = read_dialect(v);
         if (key == "timeout") config.default_timeout = read_duration(v, false);
     });
 }
 
 void read_agents(const Field& f, BoardConfig& config) {
-    PhaseEntry research{default_agent_config(Status::research), {}, {}};
-    PhaseEntry planning{default_agent_config(Status::planning), {}, {}};
-    PhaseEntry implementing{default_agent_config(Status::implementing), {}, {}};
-    PhaseEntry review{default_agent_config(Status::review), {}, {}};
+    PhaseEntry research{default_agent_config(Status::research), {}, {}, {}};
+    PhaseEntry planning{default_agent_config(Status::planning), {}, {}, {}};
+    PhaseEntry implementing{default_agent_config(Status::implementing), {}, {}, {}};
+    PhaseEntry review{default_agent_config(Status::review), {}, {}, {}};
     for_each_key(f,
                  {"default", "research", "planning", "implementing", "review"},
                  [&](std::string_view key, const Field& v) {
@@ -295,6 +308,11 @@ void read_agents(const Field& f, BoardConfig& config) {
     const auto resolve = [&](PhaseEntry& entry) {
         entry.agent.command = entry.command.value_or(config.default_command);
         entry.agent.timeout = entry.timeout.value_or(config.default_timeout);
+        // A phase with its own command and no dialect is read by that command's name, not
+        // by the default's dialect (which may be for another program).
+        const auto inherited = entry.command ? std::nullopt : config.default_dialect;
+        entry.agent.dialect = entry.dialect.value_or(
+            inherited.value_or(dialect_of_command(entry.agent.command)));
         return entry.agent;
     };
     config.research = resolve(research);
@@ -374,7 +392,7 @@ void read_top(const Field& top, BoardConfig& config) {
 }  // namespace
 
 std::vector<std::string> default_agent_command() {
-    return {"claude", "-p", "--output-format", "stream-json", "--verbose"};
+    return {"claude"};
 }
 
 AgentConfig default_agent_config(Status phase) {
@@ -528,21 +546,31 @@ daemon:
   grace: 30s       # on SIGINT/SIGTERM: time running agents get before they are killed
 
 # The agents. A command is an argv list (never a shell string); the prompt arrives on
-# standard input, its path in BOARD_PROMPT_FILE. A phase without its own command or
-# timeout uses the default's.
+# standard input, its path in BOARD_PROMPT_FILE. A phase without its own command, timeout
+# or dialect uses the default's.
+#
+# The dialect (auto: by the program's name) adds what each agent CLI needs to finish a
+# phase unattended, unless the command sets it already (docs/agents.md):
+#   claude   -p --output-format stream-json --verbose --permission-mode acceptEdits
+#            --add-dir <the ticket's folder> --max-turns <max_steps> [--resume <session>]
+#   codex    exec --json --sandbox workspace-write --skip-git-repo-check
+#            --add-dir <the ticket's folder> [resume <session>] -
+#   gemini   --output-format stream-json --approval-mode auto_edit
+#            --include-directories <the ticket's folder>
+#   generic  nothing: any program that prints <promise>SIGNAL</promise> as its last word
 agents:
   default:
-    # Claude Code, printing stream-json (which carries the run's cost and session id).
-    command: [claude, -p, --output-format, stream-json, --verbose]
-    # Codex instead:
-    # command: [codex, exec, --full-auto]
+    command: [claude]      # Claude Code
+    # command: [codex]     # Codex CLI
+    # command: [gemini]    # Gemini CLI
+    dialect: auto          # or claude, codex, gemini, generic
     timeout: 30m  # the run is terminated, then killed, after this long
   research:
     max_steps: 15
     worktree: false
     enabled: true
     resume: false  # true: continue the agent's last session of this ticket
-    # command: [codex, exec, --full-auto]  # this phase only, instead of the default's
+    # command: [codex]  # this phase only, instead of the default's
     # timeout: 1h
   planning:
     max_steps: 15

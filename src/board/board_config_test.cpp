@@ -48,8 +48,9 @@ TEST_CASE("a default BoardConfig holds the defaults of storage.md") {
     CHECK(c.daemon.poll == 10s);
     CHECK(c.daemon.debounce == 2s);
     CHECK(c.daemon.grace == 30s);
-    const Argv claude{"claude", "-p", "--output-format", "stream-json", "--verbose"};
+    const Argv claude{"claude"};
     CHECK(c.default_command == claude);
+    CHECK_FALSE(c.default_dialect);
     CHECK(c.default_timeout == 30min);
 
     const auto [phase, steps, worktree] = GENERATE(table<Status, int, bool>({
@@ -66,6 +67,7 @@ TEST_CASE("a default BoardConfig holds the defaults of storage.md") {
     CHECK(agent->enabled);
     CHECK_FALSE(agent->resume);
     CHECK(agent->command == claude);
+    CHECK(agent->dialect == DialectKind::claude);
     CHECK(agent->timeout == 30min);
 }
 
@@ -312,18 +314,45 @@ TEST_CASE("the default board.yaml writes every key, and Codex as a commented alt
           "review:"}) {
         CHECK_THAT(text, Contains(key));
     }
-    CHECK_THAT(text, Contains("# command: [codex, exec, --full-auto]"));
+    CHECK_THAT(text, Contains("    # command: [codex]"));
+    CHECK_THAT(text, Contains("dialect: auto"));
 
-    // Switching to Codex is: comment one line, uncomment the other.
+    // Switching to Codex is: comment one line, uncomment the other; its dialect follows.
     std::string codex = text;
-    const std::string claude_line = "    command: [claude, -p, --output-format, stream-json";
-    const std::string codex_line = "    # command: [codex, exec, --full-auto]";
+    const std::string claude_line = "    command: [claude]";
+    const std::string codex_line = "    # command: [codex]";
     codex.replace(codex.find(claude_line), 4, "    # ");
-    codex.replace(
-        codex.find(codex_line), codex_line.size(), "    command: [codex, exec, --full-auto]");
+    codex.replace(codex.find(codex_line), codex_line.size(), "    command: [codex]");
     const auto c = parse_ok(codex);
-    CHECK(c.default_command == Argv{"codex", "exec", "--full-auto"});
-    CHECK(c.implementing.command == Argv{"codex", "exec", "--full-auto"});
+    CHECK(c.default_command == Argv{"codex"});
+    CHECK(c.implementing.command == Argv{"codex"});
+    CHECK(c.implementing.dialect == DialectKind::codex);
+}
+
+TEST_CASE("dialect: by the program's name unless board.yaml names one") {
+    const auto c = parse_ok(R"(
+agents:
+  default: { command: [/opt/bin/codex, exec] }
+  planning: { command: [my-agent] }
+  implementing: { command: [my-agent], dialect: claude }
+  review: { dialect: generic }
+)");
+    CHECK(c.research.dialect == DialectKind::codex);
+    CHECK(c.planning.dialect == DialectKind::generic);
+    CHECK(c.implementing.dialect == DialectKind::claude);
+    CHECK(c.review.dialect == DialectKind::generic);
+
+    const auto d = parse_ok("agents:\n  default: { command: [run-it], dialect: gemini }\n"
+                            "  review: { command: [claude] }\n");
+    CHECK(d.research.dialect == DialectKind::gemini);
+    CHECK(d.review.dialect == DialectKind::claude);  // its own command: its own name
+
+    const auto bad = parse_board_config("agents:\n  default:\n    dialect: claud\n");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().line == 3);
+    CHECK_THAT(bad.error().message,
+               Contains("agents.default.dialect: expected auto, claude, codex, gemini or "
+                        "generic, got \"claud\""));
 }
 
 TEST_CASE("notify: off by default - a command, timeout and limit when given") {

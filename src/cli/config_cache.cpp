@@ -22,7 +22,7 @@ namespace {
 
 // The cache's first line. Bump it whenever BoardConfig or the JSON below changes shape: an
 // old cache then simply misses.
-constexpr std::string_view cache_magic = "board-config-cache 1\n";
+constexpr std::string_view cache_magic = "board-config-cache 2\n";
 constexpr std::size_t max_file_size = 1 << 20;  // board.yaml is a few KB; anything this big is
                                                 // not ours to keep a copy of
 
@@ -75,7 +75,8 @@ json::object agent_json(const AgentConfig& agent) {
             {"max_steps", agent.max_steps},
             {"worktree", agent.worktree},
             {"enabled", agent.enabled},
-            {"resume", agent.resume}};
+            {"resume", agent.resume},
+            {"dialect", to_string(agent.dialect)}};
 }
 
 // Readers: each throws (boost::system::system_error, std::out_of_range) on a missing key or a
@@ -115,6 +116,9 @@ AgentConfig agent_of(const json::value& value) {
     agent.worktree = o.at("worktree").as_bool();
     agent.enabled = o.at("enabled").as_bool();
     agent.resume = o.at("resume").as_bool();
+    const auto dialect = parse_dialect(o.at("dialect").as_string());
+    if (!dialect) throw std::out_of_range("dialect");
+    agent.dialect = *dialect;
     return agent;
 }
 
@@ -177,6 +181,8 @@ std::string config_to_json(const BoardConfig& config) {
                              {"daemon", daemon},
                              {"default_command", strings_json(config.default_command)},
                              {"default_timeout_ms", config.default_timeout.count()},
+                             {"default_dialect",
+                              config.default_dialect ? to_string(*config.default_dialect) : ""},
                              {"research", agent_json(config.research)},
                              {"planning", agent_json(config.planning)},
                              {"implementing", agent_json(config.implementing)},
@@ -219,6 +225,10 @@ std::optional<BoardConfig> config_from_json(std::string_view text) {
 
         config.default_command = strings_of(o.at("default_command"));
         config.default_timeout = millis_of(o.at("default_timeout_ms"));
+        if (const auto& named = o.at("default_dialect").as_string(); !named.empty()) {
+            config.default_dialect = parse_dialect(named);
+            if (!config.default_dialect) return std::nullopt;
+        }
         config.research = agent_of(o.at("research"));
         config.planning = agent_of(o.at("planning"));
         config.implementing = agent_of(o.at("implementing"));

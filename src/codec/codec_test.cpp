@@ -96,8 +96,13 @@ RunFinished sample(std::in_place_type_t<RunFinished> /*type*/) {
             .exit_code = -9,
             .timed_out = true,
             .error = "killed after 30m",
+            .permanent = true,
             .duration_ms = 1'800'000,
             .cost_usd = 0.30000000000000004,  // 0.1 + 0.2: needs exact double parsing
+            .input_tokens = 12'345,
+            .output_tokens = 678,
+            .cache_read_tokens = 9'000'000'000,  // past 32 bits
+            .cache_write_tokens = 1,
             .session = "sess-42",
             .signal = Signal::content_review,
             .context = "Please check the wording: it is \"final\""};

@@ -65,8 +65,13 @@ void describe(IO& io, S& e) {
     io.required("exit", e.exit_code);
     io.optional("timed_out", e.timed_out);
     io.optional("error", e.error);
+    io.unless_default("permanent", e.permanent);
     io.optional("duration_ms", e.duration_ms);
     io.required("cost_usd", e.cost_usd);
+    io.unless_default("input_tokens", e.input_tokens);
+    io.unless_default("output_tokens", e.output_tokens);
+    io.unless_default("cache_read_tokens", e.cache_read_tokens);
+    io.unless_default("cache_write_tokens", e.cache_write_tokens);
     io.optional("session", e.session);
     io.optional("signal", e.signal);
     io.optional("context", e.context);

@@ -155,17 +155,19 @@ bool signal_group(int pgid, int signal) {
 
 AgentProcess::AgentProcess(asio::any_io_executor executor)
     : executor_(std::move(executor))
-    , timer_(executor_) {}
+    , timer_(executor_)
+    , capture_(std::in_place) {}
 
 asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
                                                   std::function<void(int pid)> on_started) {
     auto keep_alive = shared_from_this();
     ProcessOutcome out;
     const auto started = std::chrono::steady_clock::now();
+    capture_.emplace(spec.reader);
     auto finish = [&] {
         out.duration = std::chrono::duration_cast<std::chrono::milliseconds>(
             std::chrono::steady_clock::now() - started);
-        out.output = capture_.finish();
+        out.output = capture_->finish(out.exit_code);
         return std::move(out);
     };
 
@@ -226,7 +228,7 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
             if (n > 0) {
                 const std::string_view chunk{buffer.data(), n};
                 write_all(log.get(), chunk);
-                capture_.feed(chunk);
+                capture_->feed(chunk);
             }
             if (read_ec) break;
         }

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,8 @@ struct LaunchSpec {
     std::filesystem::path log_file;    ///< appended to; created if missing
     std::chrono::milliseconds timeout{std::chrono::minutes{30}};
     std::chrono::milliseconds grace{std::chrono::seconds{30}};
+    /// Reads the output as it arrives (the agent's dialect); null: as plain text.
+    std::shared_ptr<OutputReader> reader;
 };
 
 struct ProcessOutcome {
@@ -63,7 +66,7 @@ public:
     /// SIGKILL to the group now.
     void kill_now();
 
-    const std::string& last_line() const { return capture_.last_line(); }
+    const std::string& last_line() const { return capture_->last_line(); }
 
     int pid() const { return pid_; }
 
@@ -72,7 +75,7 @@ private:
 
     boost::asio::any_io_executor executor_;
     boost::asio::steady_timer timer_;
-    OutputCapture capture_;
+    std::optional<OutputCapture> capture_;
     Stage stage_ = Stage::running;
     bool exited_ = false;
     bool interrupted_ = false;

@@ -80,7 +80,7 @@ TEST_CASE("the agent's output is streamed to its log, with its exit code") {
     const std::string log = read_file(s.dir / "run.log");
     CHECK(log.find("out\n") != std::string::npos);
     CHECK(log.find("err\n") != std::string::npos);
-    CHECK(board::scan_signals(out[0].output.scan_text).signal == board::Signal::complete);
+    CHECK(board::scan_signals(out[0].output.report.message).signal == board::Signal::complete);
 }
 
 TEST_CASE("the prompt arrives on stdin, the environment and working directory are set") {
@@ -151,9 +151,9 @@ TEST_CASE("an agent that prints a lot keeps the daemon's memory flat") {
                                     "head -c 30000000 /dev/zero | tr '\\0' 'x' | fold -w 1000; "
                                     "echo; echo '<promise>COMPLETE</promise>'")});
     CHECK(out[0].output.bytes > 30'000'000);
-    CHECK(out[0].output.scan_text.size() < 1024);
+    CHECK(out[0].output.report.message.size() < 1024);
     CHECK(fs::file_size(s.dir / "run.log") == out[0].output.bytes);
-    CHECK(board::scan_signals(out[0].output.scan_text).signal == board::Signal::complete);
+    CHECK(board::scan_signals(out[0].output.report.message).signal == board::Signal::complete);
 }
 
 TEST_CASE("an agent that exits before reading its prompt is just a run that ended") {

@@ -6,6 +6,7 @@
 #include "orchestrator/reporter.hpp"
 #include "orchestrator/run_outcome.hpp"
 
+#include <board/agent_dialect.hpp>
 #include <board/agent_output.hpp>
 #include <board/artifact.hpp>
 #include <board/board_dir.hpp>
@@ -665,12 +666,17 @@ private:
                 cwd = std::get<0>(worktree);
         }
 
+        LaunchRequest request;
+        request.command = agent.command;
+        request.phase = running.phase;
+        request.writable = {fs::absolute(dir, ec)};
+        request.max_steps = agent.max_steps;
+        if (agent.resume) request.resume_session = ticket.last_session;
+        LaunchPlan plan = plan_launch(agent.dialect, request);
+
         LaunchSpec spec;
-        spec.argv = agent.command;
-        if (agent.resume && !ticket.last_session.empty() &&
-            fs::path{spec.argv.front()}.filename() == "claude") {
-            spec.argv.insert(spec.argv.end(), {"--resume", ticket.last_session});
-        }
+        spec.argv = std::move(plan.argv);
+        spec.reader = make_output_reader(agent.dialect, prompt);
         spec.env = {{"BOARD_TICKET", id},
                     {"BOARD_PHASE", std::string{to_string(running.phase)}},
                     {"BOARD_TICKET_DIR", dir.string()},
@@ -681,6 +687,9 @@ private:
                     {"BOARD_MAX_STEPS", std::to_string(agent.max_steps)}};
         if (!ticket.last_session.empty())
             spec.env.emplace_back("BOARD_SESSION", ticket.last_session);
+        for (auto& [key, value] : plan.env_defaults) {
+            if (!std::getenv(key.c_str())) spec.env.emplace_back(std::move(key), std::move(value));
+        }
         spec.cwd = cwd;
         spec.stdin_file = prompt_file;
         spec.log_file = log_file;
@@ -706,8 +715,12 @@ private:
         record.phase = running.phase;
         record.exit_code = outcome.exit_code;
         record.timed_out = outcome.timed_out;
-        if (!outcome.launch_error.empty())
+        if (!outcome.launch_error.empty()) {
             record.error = "could not start: " + outcome.launch_error;
+            // A program that is not there, or cannot run, is not there on the next try.
+            record.error_is_permanent = outcome.exit_code == 0 &&
+                                        classify_error(outcome.launch_error) == Retry::futile;
+        }
         record.duration_ms = outcome.duration.count();
         record.output = std::move(outcome.output);
         read_artifact_into(record, dir, artifact_name);
@@ -815,7 +828,11 @@ private:
                                 run.id,
                                 agent.pid));
             }
-            OutputCapture capture;
+            // Read as the run's own dialect reads it, its saved prompt telling echo apart.
+            const auto* agent = config_.agent(run.phase);
+            OutputCapture capture{make_output_reader(
+                agent ? agent->dialect : DialectKind::generic,
+                read_small_file(runs / (stem + ".prompt.md"), 4u << 20))};
             std::ifstream saved(runs / (stem + ".log"), std::ios::binary);
             std::vector<char> chunk(64 * 1024);
             while (saved) {
@@ -826,8 +843,8 @@ private:
             RunRecord record;
             record.run_id = run.id;
             record.phase = run.phase;
-            record.output = capture.finish();
-            const auto signal = scan_signals(record.output.scan_text).signal;
+            record.output = capture.finish(0);
+            const auto signal = scan_signals(record.output.report.message).signal;
             if (signal) {
                 record.duration_ms = std::max<std::int64_t>(0, now_ms() - run.started_at);
                 record.recovered =

@@ -33,10 +33,12 @@ std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& recor
     };
 
     if (!record.recovered.empty()) note(run_name + ": " + record.recovered);
-    if (!record.output.warnings.empty()) note(run_name + ":" + bullet_list(record.output.warnings));
+    const AgentReport& report = record.output.report;
+    if (!report.warnings.empty()) note(run_name + ":" + bullet_list(report.warnings));
 
-    const bool succeeded = !record.timed_out && record.exit_code == 0 && record.error.empty();
-    const SignalScan signals = scan_signals(record.output.scan_text);
+    const bool succeeded = !record.timed_out && record.exit_code == 0 && record.error.empty() &&
+                           !report.failed_in_output;
+    const SignalScan signals = scan_signals(report.message);
     if (signals.distinct.size() > 1 || !signals.warnings.empty()) {
         std::string text = run_name + ": ";
         if (signals.distinct.size() > 1) {
@@ -75,7 +77,7 @@ std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& recor
     }
 
     if (succeeded) {
-        QuestionScan questions = scan_questions(record.output.scan_text);
+        QuestionScan questions = scan_questions(report.message);
         if (!questions.warnings.empty()) {
             note(run_name + ": questions dropped:" + bullet_list(questions.warnings));
         }
@@ -90,10 +92,23 @@ std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& recor
     finished.run = record.run_id;
     finished.exit_code = record.exit_code;
     finished.timed_out = record.timed_out;
-    finished.error = record.error;
+    if (!record.error.empty()) {
+        finished.error = record.error;
+        finished.permanent = record.error_is_permanent;
+    } else if (!record.timed_out && (record.exit_code != 0 || report.failed_in_output)) {
+        // The agent's own words for what went wrong, and whether a retry can help.
+        finished.error = report.error;
+        if (finished.error.empty() && report.failed_in_output)
+            finished.error = "the agent reported an error";
+        finished.permanent = report.retry == Retry::futile;
+    }
     finished.duration_ms = record.duration_ms;
-    finished.cost_usd = std::max(0.0, record.output.cost_usd.value_or(0.0));
-    finished.session = record.output.session;
+    finished.cost_usd = std::max(0.0, report.cost_usd.value_or(0.0));
+    finished.input_tokens = report.tokens.input;
+    finished.output_tokens = report.tokens.output;
+    finished.cache_read_tokens = report.tokens.cache_read;
+    finished.cache_write_tokens = report.tokens.cache_write;
+    finished.session = report.session;
     finished.signal = signals.signal;
     finished.context = signals.context;
     batch.push_back({board_actor(), std::move(finished)});

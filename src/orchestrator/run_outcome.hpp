@@ -21,6 +21,7 @@ struct RunRecord {
     int exit_code = 0;
     bool timed_out = false;
     std::string error;  ///< the run failed outside the agent (could not start, ...)
+    bool error_is_permanent = false;  ///< `error` cannot go away by retrying
     std::int64_t duration_ms = 0;
     CapturedOutput output;
     std::string artifact_path;             ///< relative to the ticket folder, e.g. `plan.md`

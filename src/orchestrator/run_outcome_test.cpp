@@ -17,7 +17,7 @@ RunRecord record_with(std::string output, int exit_code = 0) {
     r.phase = Status::research;
     r.exit_code = exit_code;
     r.duration_ms = 1500;
-    r.output.scan_text = std::move(output);
+    r.output.report.message = std::move(output);
     r.artifact_path = "research.md";
     return r;
 }
@@ -55,8 +55,9 @@ std::vector<const T*> all_of_type(const std::vector<Authored>& batch) {
 TEST_CASE("a completed run records its artifact (by the agent) then run-finished (by the board)") {
     RunRecord r = record_with("<promise>COMPLETE: all found</promise>\n");
     r.artifact = artifact(ArtifactStatus::complete);
-    r.output.cost_usd = 0.5;
-    r.output.session = "s-1";
+    r.output.report.cost_usd = 0.5;
+    r.output.report.session = "s-1";
+    r.output.report.tokens = {1200, 340, 5000, 60};
     const auto batch = outcome_batch(Ticket{}, r);
     REQUIRE(batch.size() == 2);
     const auto* recorded = std::get_if<ArtifactRecorded>(&batch[0].payload);
@@ -75,6 +76,33 @@ TEST_CASE("a completed run records its artifact (by the agent) then run-finished
     CHECK(finished->cost_usd == 0.5);
     CHECK(finished->session == "s-1");
     CHECK(finished->duration_ms == 1500);
+    CHECK(finished->input_tokens == 1200);
+    CHECK(finished->output_tokens == 340);
+    CHECK(finished->cache_read_tokens == 5000);
+    CHECK(finished->cache_write_tokens == 60);
+    CHECK(finished->error.empty());
+}
+
+TEST_CASE("a failed run carries the agent's own error, and whether retrying can help") {
+    RunRecord r = record_with("", 1);
+    r.output.report.error = "API Error: 401 {\"type\":\"authentication_error\"}";
+    r.output.report.retry = Retry::futile;
+    const auto failed = outcome_batch(Ticket{}, r);
+    auto finished = all_of_type<RunFinished>(failed);
+    REQUIRE(finished.size() == 1);
+    CHECK(finished[0]->exit_code == 1);
+    CHECK(finished[0]->error == r.output.report.error);
+    CHECK(finished[0]->permanent);
+
+    // An agent that says it failed fails, whatever its exit code.
+    RunRecord in_output = record_with("<promise>COMPLETE</promise>", 0);
+    in_output.output.report.failed_in_output = true;
+    in_output.output.report.error = "API Error: Unable to connect to API (ConnectionRefused)";
+    const auto batch = outcome_batch(Ticket{}, in_output);
+    finished = all_of_type<RunFinished>(batch);
+    REQUIRE(finished.size() == 1);
+    CHECK(finished[0]->error == in_output.output.report.error);
+    CHECK_FALSE(finished[0]->permanent);
 }
 
 TEST_CASE("an artifact without front matter is recorded in progress") {

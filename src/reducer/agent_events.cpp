@@ -41,8 +41,10 @@ bool run_may_start(Status column, Status phase) {
 
 std::string describe_failure(const RunFinished& r, std::string_view phase) {
     if (r.timed_out) return cat({phase, " run ", r.run, " timed out and was stopped"});
-    if (!r.error.empty()) return cat({phase, " run ", r.run, " failed: ", r.error});
-    return cat({phase, " run ", r.run, " exited with status ", std::to_string(r.exit_code)});
+    if (r.exit_code == 0) return cat({phase, " run ", r.run, " failed: ", r.error});
+    const std::string status =
+        cat({phase, " run ", r.run, " exited with status ", std::to_string(r.exit_code)});
+    return r.error.empty() ? status : cat({status, ": ", r.error});
 }
 
 void apply_signal(Ticket& t, const RunFinished& r, const RunPolicy& policy, UnixMillis at) {
@@ -70,15 +72,20 @@ void apply_signal(Ticket& t, const RunFinished& r, const RunPolicy& policy, Unix
     const bool artifact_complete =
         kind && t.artifact(*kind) && t.artifact(*kind)->status == ArtifactStatus::complete;
     if (!artifact_complete) {
-        ops::fail_attempt(t,
-                          cat({phase,
-                               " run ",
-                               r.run,
-                               " signalled COMPLETE but ",
-                               kind ? to_string(*kind) : "its artifact",
-                               " is not recorded complete"}),
-                          policy.max_attempts,
-                          at);
+        const std::string_view artifact = kind ? to_string(*kind) : "its artifact";
+        const bool written = kind && t.artifact(*kind);
+        ops::fail_attempt(
+            t,
+            cat({phase,
+                 " run ",
+                 r.run,
+                 " signalled COMPLETE but ",
+                 artifact,
+                 " is not recorded complete: ",
+                 written ? cat({"its front matter does not say status: complete"})
+                         : cat({"the agent wrote no ", artifact, " file (could it write there?)"})}),
+            policy.max_attempts,
+            at);
         return;
     }
     ops::complete_phase(t, policy.gate, policy.review_agent, at);
@@ -208,7 +215,16 @@ Outcome apply(Ticket& t, const Event& e, const RunFinished& r) {
         return std::nullopt;
     }
     if (r.timed_out || r.exit_code != 0 || !r.error.empty()) {
-        ops::fail_attempt(t, describe_failure(r, phase), run.policy.max_attempts, e.at);
+        if (r.permanent) {
+            ++t.phase_attempts;
+            t.last_failure_at = e.at;
+            ops::escalate(
+                t,
+                cat({describe_failure(r, phase), " (a failure that retrying cannot fix)"}),
+                e.at);
+        } else {
+            ops::fail_attempt(t, describe_failure(r, phase), run.policy.max_attempts, e.at);
+        }
     } else {
         apply_signal(t, r, run.policy, e.at);
     }

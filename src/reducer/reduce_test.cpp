@@ -239,6 +239,38 @@ TEST_CASE("failed runs are retried until max_attempts, then escalate with the er
     CHECK(has_note_containing(t, row.note));
 }
 
+TEST_CASE("a permanent failure escalates at once with the agent's own error",
+          "[reducer][budget]") {
+    RunPolicy policy;
+    policy.max_attempts = 3;
+    Log log{ticket_in(Status::research)};
+    RunFinished refused = failed(1);
+    refused.error = "API Error: 401 invalid x-api-key";
+    refused.permanent = true;
+    const Ticket& t = log.run(Status::research, refused, policy);
+    CHECK(t.awaiting == Awaiting::escalation);
+    CHECK(t.handoff == Handoff::system);
+    CHECK(t.phase_attempts == 1);
+    CHECK(has_note_containing(t, "exited with status 1: API Error: 401 invalid x-api-key"));
+    CHECK(has_note_containing(t, "retrying cannot fix"));
+}
+
+TEST_CASE("a transient failure's note carries the agent's error and is retried",
+          "[reducer][budget]") {
+    Log log{ticket_in(Status::research)};
+    RunFinished refused = failed(1);
+    refused.error = "API Error: Unable to connect to API (ConnectionRefused)";
+    const Ticket& t = log.run(Status::research, refused);
+    CHECK_FALSE(t.awaiting);
+    CHECK(has_note_containing(t, "status 1: API Error: Unable to connect to API"));
+}
+
+TEST_CASE("COMPLETE with no artifact file says that no file was written", "[reducer][signal]") {
+    Log log{ticket_in(Status::research)};
+    const Ticket& t = log.run(Status::research, signalled(Signal::complete));
+    CHECK(has_note_containing(t, "the agent wrote no research file"));
+}
+
 TEST_CASE("a spent budget escalates, and cost and runs accumulate", "[reducer][budget]") {
     RunPolicy policy;
     policy.max_cost_usd = 1.0;

@@ -1,0 +1,74 @@
+// Codex CLI: `codex exec --json`, one JSON event per line.
+//   {"type":"thread.started","thread_id":...}
+//   {"type":"item.completed","item":{"type":"agent_message","text":...}}   what the agent said
+//   {"type":"item.*","item":{"type":"command_execution"|"file_change"|"reasoning",...}}
+//   {"type":"turn.completed","usage":{"input_tokens","cached_input_tokens","output_tokens"}}
+//   {"type":"turn.failed","error":{"message":...}}   {"type":"error","message":...}
+// Codex reports no cost.
+
+#include "dialect/json_lines.hpp"
+#include "dialect/readers.hpp"
+
+namespace board::dialect_detail {
+namespace {
+
+class CodexReader final : public OutputReader {
+public:
+    void line(std::string_view text) override {
+        auto event = parse_event(text);
+        if (!event) {
+            plain_.note(text);
+            show_progress(text);
+            return;
+        }
+        const auto type = string_at(*event, "type");
+        if (type == "thread.started") {
+            if (auto id = string_at(*event, "thread_id"); !id.empty()) report_.session = id;
+        } else if (type == "item.completed" || type == "item.started") {
+            const auto* item = object_at(*event, "item");
+            if (!item) return;
+            const auto kind = string_at(*item, "type");
+            if (type == "item.completed" && kind == "agent_message") {
+                final_.replace(string_at(*item, "text"));
+                show_progress(string_at(*item, "text"));
+            } else if (kind == "command_execution") {
+                show_progress(string_at(*item, "command"));
+            } else if (type == "item.completed" && kind == "error") {
+                last_error_ = string_at(*item, "message");
+            }
+        } else if (type == "turn.completed") {
+            if (const auto* usage = object_at(*event, "usage")) {
+                report_.tokens.input += count_at(*usage, "input_tokens");
+                report_.tokens.cache_read += count_at(*usage, "cached_input_tokens");
+                report_.tokens.output += count_at(*usage, "output_tokens");
+            }
+        } else if (type == "turn.failed") {
+            report_.failed_in_output = true;
+            if (const auto* error = object_at(*event, "error"))
+                last_error_ = string_at(*error, "message");
+        } else if (type == "error") {
+            last_error_ = string_at(*event, "message");
+        }
+    }
+
+    AgentReport finish(int exit_code) override {
+        final_.into(report_);
+        const bool failed = exit_code != 0 || report_.failed_in_output;
+        settle_error(report_, failed ? std::move(last_error_) : std::string{}, plain_, exit_code);
+        return std::move(report_);
+    }
+
+private:
+    AgentReport report_;
+    FinalMessage final_;
+    PlainLines plain_;
+    std::string last_error_;
+};
+
+}  // namespace
+
+std::unique_ptr<OutputReader> make_codex_reader() {
+    return std::make_unique<CodexReader>();
+}
+
+}  // namespace board::dialect_detail

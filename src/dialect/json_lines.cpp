@@ -1,0 +1,108 @@
+#include "dialect/json_lines.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace board::dialect_detail {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+        s.remove_suffix(1);
+    return s;
+}
+
+/// How many bytes of `text`, at most `limit`, end on a UTF-8 boundary.
+std::size_t utf8_prefix(std::string_view text, std::size_t limit) {
+    if (text.size() <= limit) return text.size();
+    std::size_t n = limit;
+    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0U) == 0x80U) --n;
+    return n;
+}
+
+}  // namespace
+
+std::optional<json::object> parse_event(std::string_view line) {
+    const auto body = trim(line);
+    if (body.size() < 2 || body.front() != '{' || body.back() != '}') return std::nullopt;
+    boost::system::error_code ec;
+    json::value v = json::parse(body, ec);
+    if (ec || !v.is_object()) return std::nullopt;
+    auto& o = v.get_object();
+    if (string_at(o, "type").empty()) return std::nullopt;
+    return std::move(o);
+}
+
+std::string_view string_at(const json::object& o, std::string_view key) {
+    const auto* v = o.if_contains(key);
+    if (!v || !v->is_string()) return {};
+    return v->get_string();
+}
+
+const json::object* object_at(const json::object& o, std::string_view key) {
+    const auto* v = o.if_contains(key);
+    return v && v->is_object() ? &v->get_object() : nullptr;
+}
+
+std::int64_t count_at(const json::object& o, std::string_view key) {
+    const auto* v = o.if_contains(key);
+    if (!v) return 0;
+    if (v->is_int64()) return std::max<std::int64_t>(0, v->get_int64());
+    if (v->is_uint64()) return static_cast<std::int64_t>(std::min<std::uint64_t>(v->get_uint64(), INT64_MAX));
+    if (v->is_double() && v->get_double() > 0 && v->get_double() < 9e18)
+        return static_cast<std::int64_t>(v->get_double());
+    return 0;
+}
+
+void FinalMessage::append(std::string_view text) {
+    text_.append(text);
+    if (text_.size() > max_bytes) {
+        std::size_t cut = text_.size() - max_bytes;
+        while (cut < text_.size() && (static_cast<unsigned char>(text_[cut]) & 0xC0U) == 0x80U)
+            ++cut;
+        text_.erase(0, cut);
+        cut_ = true;
+    }
+}
+
+void FinalMessage::into(AgentReport& report) {
+    if (cut_) {
+        report.warnings.push_back("the agent's final message was longer than " +
+                                  std::to_string(max_bytes >> 20) +
+                                  " MB; only its end was read");
+    }
+    report.message = std::move(text_);
+    start();
+}
+
+std::string one_line(std::string_view text) {
+    std::string out;
+    for (const char c : trim(text)) out.push_back(c == '\n' || c == '\r' || c == '\t' ? ' ' : c);
+    out.resize(utf8_prefix(out, 1000));
+    return out;
+}
+
+void PlainLines::note(std::string_view line) {
+    const auto shown = trim(line);
+    if (!shown.empty()) last_ = one_line(shown);
+}
+
+void settle_error(AgentReport& report, std::string named_error, const PlainLines& plain,
+                  int exit_code) {
+    const bool failed = exit_code != 0 || report.failed_in_output;
+    if (!named_error.empty()) {
+        report.error = one_line(named_error);
+    } else if (failed && !plain.last().empty()) {
+        report.error = plain.last();
+    }
+    report.retry = failed ? classify_error(report.error) : Retry::helps;
+}
+
+}  // namespace board::dialect_detail

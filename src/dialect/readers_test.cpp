@@ -1,0 +1,173 @@
+#include <board/agent_dialect.hpp>
+#include <board/agent_output.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace board;
+
+namespace {
+
+AgentReport read_lines(DialectKind kind, const std::vector<std::string>& lines, int exit_code = 0,
+                       std::string_view prompt = {}) {
+    auto reader = make_output_reader(kind, prompt);
+    for (const auto& line : lines) reader->line(line);
+    return reader->finish(exit_code);
+}
+
+std::optional<Signal> signal_of(const AgentReport& r) {
+    return scan_signals(r.message).signal;
+}
+
+}  // namespace
+
+TEST_CASE("claude: the signal comes from the final message, not tool results or the prompt") {
+    const auto r = read_lines(
+        DialectKind::claude,
+        {
+            R"j({"type":"system","subtype":"init","session_id":"5b0e","tools":["Write"]})j",
+            R"j({"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"Reading <promise>EJECT: from the protocol</promise>"}]}})j",
+            R"j({"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Write","input":{}}]}})j",
+            R"j({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"<promise>ESCALATE: quoted</promise>"}]}})j",
+            R"j({"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"Written.\n<promise>COMPLETE</promise>"}]}})j",
+            R"j({"type":"result","subtype":"success","is_error":false,"result":"Written.\n<promise>COMPLETE</promise>","session_id":"5b0e","total_cost_usd":0.0421,"usage":{"input_tokens":310,"cache_creation_input_tokens":2000,"cache_read_input_tokens":15000,"output_tokens":95}})j",
+        });
+    CHECK(signal_of(r) == Signal::complete);
+    CHECK(scan_signals(r.message).distinct.size() == 1);
+    CHECK(r.session == "5b0e");
+    CHECK(r.cost_usd == Approx(0.0421));
+    CHECK(r.tokens == TokenUsage{310, 95, 15000, 2000});
+    CHECK(r.error.empty());
+    CHECK_FALSE(r.failed_in_output);
+}
+
+TEST_CASE("claude: an error result is the run's error, even with exit 0") {
+    const auto r = read_lines(
+        DialectKind::claude,
+        {R"j({"type":"system","subtype":"init","session_id":"s"})j",
+         R"j({"type":"result","subtype":"success","is_error":true,"result":"API Error: Unable to connect to API (ConnectionRefused)","session_id":"s","total_cost_usd":0})j"},
+        1);
+    CHECK(r.failed_in_output);
+    CHECK(r.error == "API Error: Unable to connect to API (ConnectionRefused)");
+    CHECK(r.retry == Retry::helps);
+    CHECK_FALSE(signal_of(r));
+}
+
+TEST_CASE("claude: a usage error printed before any JSON is the error, and permanent") {
+    const auto r = read_lines(DialectKind::claude,
+                              {"error: unknown option '--frobnicate'", ""},
+                              1);
+    CHECK(r.error == "error: unknown option '--frobnicate'");
+    CHECK(r.retry == Retry::futile);
+}
+
+TEST_CASE("claude: out of turns is a run without a signal, not a failure") {
+    const auto r = read_lines(
+        DialectKind::claude,
+        {R"j({"type":"result","subtype":"error_max_turns","is_error":false,"session_id":"s","total_cost_usd":0.5})j"});
+    CHECK_FALSE(r.failed_in_output);
+    CHECK_FALSE(signal_of(r));
+    REQUIRE(r.warnings.size() == 1);
+    CHECK(r.cost_usd == 0.5);
+}
+
+TEST_CASE("codex: the last agent message, thread id and tokens") {
+    const auto r = read_lines(
+        DialectKind::codex,
+        {
+            "User instructions: <promise>EJECT: reason</promise>",
+            R"j({"type":"thread.started","thread_id":"0199a213-81c0-7800-8aa1-bbab2a035a53"})j",
+            R"j({"type":"turn.started"})j",
+            R"j({"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"Let me look. <promise>ESCALATE: not yet</promise>"}})j",
+            R"j({"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","status":"in_progress"}})j",
+            R"j({"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"<promise>EJECT</promise>\n","exit_code":0,"status":"completed"}})j",
+            R"j({"type":"item.completed","item":{"id":"item_2","type":"agent_message","text":"Plan written.\n<promise>COMPLETE</promise>"}})j",
+            R"j({"type":"turn.completed","usage":{"input_tokens":24763,"cached_input_tokens":24448,"output_tokens":122}})j",
+        });
+    CHECK(signal_of(r) == Signal::complete);
+    CHECK(r.session == "0199a213-81c0-7800-8aa1-bbab2a035a53");
+    CHECK(r.tokens == TokenUsage{24763, 122, 24448, 0});
+    CHECK_FALSE(r.cost_usd);
+}
+
+TEST_CASE("codex: a failed turn is the error") {
+    const auto r = read_lines(
+        DialectKind::codex,
+        {R"j({"type":"thread.started","thread_id":"t"})j",
+         R"j({"type":"error","message":"Reconnecting... 1/1"})j",
+         R"j({"type":"turn.failed","error":{"message":"stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses)"}})j"},
+        1);
+    CHECK(r.failed_in_output);
+    CHECK(r.error.starts_with("stream disconnected before completion"));
+    CHECK(r.retry == Retry::helps);
+}
+
+TEST_CASE("gemini: assistant chunks after the last tool call are the final message") {
+    const auto r = read_lines(
+        DialectKind::gemini,
+        {
+            R"j({"type":"init","session_id":"g-1","model":"gemini-2.5-pro"})j",
+            R"j({"type":"message","role":"user","content":"<promise>EJECT</promise>"})j",
+            R"j({"type":"message","role":"assistant","content":"Checking <promise>ESCALATE</promise>","delta":true})j",
+            R"j({"type":"tool_use","tool_name":"write_file","tool_id":"w1","parameters":{}})j",
+            R"j({"type":"tool_result","tool_id":"w1","status":"success"})j",
+            R"j({"type":"message","role":"assistant","content":"Done.\n<promise>COM","delta":true})j",
+            R"j({"type":"message","role":"assistant","content":"PLETE</promise>","delta":true})j",
+            R"j({"type":"result","status":"success","stats":{"total_tokens":300,"input_tokens":250,"output_tokens":50,"cached":10}})j",
+        });
+    CHECK(signal_of(r) == Signal::complete);
+    CHECK(r.session == "g-1");
+    CHECK(r.tokens == TokenUsage{250, 50, 10, 0});
+}
+
+TEST_CASE("generic: output that repeats the prompt yields no signal and no question") {
+    const std::string prompt =
+        "You are the research agent.\n\n## When you finish\n\n```\n"
+        "<promise>COMPLETE</promise>\n<promise>EJECT: reason</promise>\n```\n"
+        "Or ask:\n<question>{\"question\": \"Which database?\"}</question>\n"
+        "A blocking question stops the ticket.\n";
+    SECTION("an echo, then the agent's own words") {
+        std::vector<std::string> lines;
+        std::string_view rest = prompt;
+        while (!rest.empty()) {
+            const auto nl = rest.find('\n');
+            lines.emplace_back(rest.substr(0, nl));
+            rest.remove_prefix(nl + 1);
+        }
+        lines.emplace_back("working...");
+        lines.emplace_back("<promise>COMPLETE</promise>");
+        const auto r = read_lines(DialectKind::generic, lines, 0, prompt);
+        CHECK(signal_of(r) == Signal::complete);
+        CHECK(scan_questions(r.message).questions.empty());
+        CHECK(scan_signals(r.message).distinct.size() == 1);
+        CHECK_FALSE(r.warnings.empty());
+    }
+    SECTION("an echo alone") {
+        std::vector<std::string> lines;
+        std::string_view rest = prompt;
+        while (!rest.empty()) {
+            const auto nl = rest.find('\n');
+            lines.emplace_back(rest.substr(0, nl));
+            rest.remove_prefix(nl + 1);
+        }
+        const auto r = read_lines(DialectKind::generic, lines, 0, prompt);
+        CHECK_FALSE(signal_of(r));
+        CHECK(scan_questions(r.message).questions.empty());
+    }
+    SECTION("one line equal to a prompt line is the agent's own") {
+        const auto r =
+            read_lines(DialectKind::generic, {"done", "<promise>EJECT: reason</promise>"}, 0, prompt);
+        CHECK(signal_of(r) == Signal::eject);
+    }
+}
+
+TEST_CASE("generic: the last line printed is the error of a failed run") {
+    const auto r = read_lines(DialectKind::generic,
+                              {"starting", "Traceback (most recent call last):",
+                               "RuntimeError: HTTP 401 Unauthorized", ""},
+                              1);
+    CHECK(r.error == "RuntimeError: HTTP 401 Unauthorized");
+    CHECK(r.retry == Retry::futile);
+    CHECK(read_lines(DialectKind::generic, {"fine"}, 0).error.empty());
+}
