@@ -26,8 +26,9 @@ using namespace boost::asio::experimental::awaitable_operators;
 
 /// Starts `exe` with `spec.argv` in a process group of its own (so the whole tree it starts
 /// can be stopped with one kill(-pgid): an agent's compiler or test run must not outlive it),
-/// stdin from `input_fd`, stdout and stderr to `output_fd`, in `spec.cwd`, with default signal
-/// dispositions and an empty signal mask. Returns the pid, or -1 and `problem`.
+/// stdin from `input_fd`, stdout and stderr to `output_fd` and no other descriptor, in
+/// `spec.cwd`, with default signal dispositions and an empty signal mask. Returns the pid, or
+/// -1 and `problem`.
 pid_t spawn_in_own_group(const std::filesystem::path& exe,
                          const LaunchSpec& spec,
                          const std::vector<std::string>& env,
@@ -41,6 +42,10 @@ pid_t spawn_in_own_group(const std::filesystem::path& exe,
     ::posix_spawn_file_actions_adddup2(&actions, input_fd, STDIN_FILENO);
     ::posix_spawn_file_actions_adddup2(&actions, output_fd, STDOUT_FILENO);
     ::posix_spawn_file_actions_adddup2(&actions, output_fd, STDERR_FILENO);
+    // Exactly stdin, stdout and stderr: whatever else the daemon holds (its HTTP listener and
+    // clients, the board lock, Asio's own descriptors) never reaches an agent, so an agent
+    // that outlives the daemon cannot keep its port or read its connections.
+    ::posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
     if (!spec.cwd.empty()) ::posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
     sigset_t all_signals;
     sigset_t no_signals;
@@ -107,10 +112,9 @@ std::string errno_text() {
     return std::strerror(errno);
 }
 
-/// Where argv[0] lives: a path with a `/` is taken relative to the working directory, a bare
-/// name is looked up on PATH (never through a shell).
-std::optional<std::filesystem::path> resolve_executable(const LaunchSpec& spec,
-                                                        std::string& error) {
+}  // namespace
+
+std::optional<std::filesystem::path> find_program(const LaunchSpec& spec, std::string& error) {
     const std::string& name = spec.argv.front();
     if (name.find('/') != std::string::npos) {
         std::filesystem::path exe{name};
@@ -128,6 +132,8 @@ std::optional<std::filesystem::path> resolve_executable(const LaunchSpec& spec,
     }
     return std::filesystem::path{found.string()};
 }
+
+namespace {
 
 std::vector<std::string> child_environment(const LaunchSpec& spec) {
     std::vector<std::string> env;
@@ -180,7 +186,7 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
         out.launch_error = "the agent command is empty";
         co_return finish();
     }
-    auto exe = resolve_executable(spec, out.launch_error);
+    auto exe = find_program(spec, out.launch_error);
     if (!exe) {
         write_all(log.get(), "[board-daemon] could not start: " + out.launch_error + "\n");
         co_return finish();

@@ -84,6 +84,11 @@ private:
     std::chrono::milliseconds grace_{0};
 };
 
+/// Where `spec.argv[0]` lives: a path with a `/` is taken relative to `spec.cwd`, a bare name
+/// is looked up on PATH (never through a shell). nullopt and `error` when it is not there or
+/// cannot be executed.
+std::optional<std::filesystem::path> find_program(const LaunchSpec& spec, std::string& error);
+
 /// Sends `signal` to the process group `pgid`. Returns false if no such group.
 bool signal_group(int pgid, int signal);
 

@@ -2,6 +2,7 @@
 
 #include "orchestrator/agent_process.hpp"
 #include "orchestrator/notifier.hpp"
+#include "orchestrator/preflight.hpp"
 #include "orchestrator/prompt.hpp"
 #include "orchestrator/reporter.hpp"
 #include "orchestrator/run_outcome.hpp"
@@ -109,8 +110,12 @@ std::vector<AgentProcessFound> processes_with_a_board_run() {
 
 class Daemon {
 public:
-    Daemon(const DaemonOptions& options, const BoardConfig& config, PromptTemplates templates)
+    Daemon(const DaemonOptions& options,
+           const BoardConfig& config,
+           PromptTemplates templates,
+           std::vector<AgentCheck> agents)
         : options_(options)
+        , agents_(std::move(agents))
         , config_(config)
         , templates_(std::move(templates))
         , reporter_(options.output)
@@ -889,6 +894,14 @@ private:
                                       tickets_.size(),
                                       config_.daemon.max_parallel,
                                       watching ? ", watching for changes" : ""));
+        for (const auto& agent : agents_) {
+            reporter_.message(fmt::format("agent for {}: {} ({} dialect{}{})",
+                                          agent.phases,
+                                          agent.program,
+                                          to_string(agent.dialect),
+                                          agent.version.empty() ? "" : ", ",
+                                          agent.version));
+        }
         for (;;) {
             if (options_.run_for && Clock::now() - started >= *options_.run_for && !stopping_) {
                 stopping_ = true;
@@ -949,6 +962,7 @@ private:
     }
 
     DaemonOptions options_;
+    std::vector<AgentCheck> agents_;  ///< what the pre-flight found, for the first message
     BoardConfig config_;
     PromptTemplates templates_;
     Reporter reporter_;
@@ -993,7 +1007,18 @@ int run_daemon(const DaemonOptions& options, const BoardConfig& config) {
             return 3;
         }
     }
-    Daemon daemon(options, config, std::move(std::get<PromptTemplates>(templates)));
+    // Fail fast: an agent that is not installed would fail every ticket, one by one.
+    auto agents = check_agents(config);
+    bool all_there = true;
+    for (const auto& agent : agents) {
+        if (agent.ok) continue;
+        std::cerr << "board-daemon: the agent for " << agent.phases << " cannot run: "
+                  << agent.problem << '\n';
+        all_there = false;
+    }
+    if (!all_there) return 2;
+    Daemon daemon(
+        options, config, std::move(std::get<PromptTemplates>(templates)), std::move(agents));
     return daemon.run();
 }
 

@@ -40,8 +40,10 @@ struct DaemonOptions {
 };
 
 /// Runs the daemon on a board whose board.yaml is already loaded. Prints to stdout (events)
-/// and stderr (problems). Returns the exit code: 0 done, 1 refused to start (another daemon),
-/// 3 storage or configuration error.
+/// and stderr (problems). Before anything else, every configured agent is checked
+/// (preflight.hpp). Returns the exit code: 0 done, 1 refused to start (another daemon), 2 an
+/// agent cannot run (not installed, or its `--version` fails), 3 storage or configuration
+/// error.
 int run_daemon(const DaemonOptions& options, const BoardConfig& config);
 
 }  // namespace board::orchestrator

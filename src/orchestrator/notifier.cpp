@@ -182,6 +182,7 @@ void Notifier::notify(const Notification& notification) {
     ::posix_spawn_file_actions_adddup2(&actions, pipe_fds[0], STDIN_FILENO);
     ::posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     ::posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    ::posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);  // nothing else
     ::posix_spawn_file_actions_addchdir_np(&actions, board_.c_str());
     sigset_t all_signals, no_signals;
     sigfillset(&all_signals);

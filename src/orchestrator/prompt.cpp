@@ -146,10 +146,18 @@ std::string feedback_section(const Ticket& t) {
 }
 
 std::string protocol_section(Status phase) {
+    // Every tag below sits inside a fenced block, where the board never reads one: an agent
+    // that echoes its prompt hands in none of these examples.
     std::string out =
-        "End your run with exactly one signal on its own line, outside any code block:\n\n";
+        "End your final message with exactly one signal on its own line, outside any code "
+        "block. The signals (write the one you mean without the surrounding fence):\n\n```\n";
     for (const auto& s : signal_help) {
-        out += "- `<promise>" + std::string{s.name} + "</promise>`: " + std::string{s.when} + "\n";
+        out += "<promise>" + std::string{s.name} + "</promise>\n";
+    }
+    out += "```\n\n";
+    for (const auto& s : signal_help) {
+        out += "- " + std::string{s.name.substr(0, s.name.find(':'))} + ": " +
+               std::string{s.when} + "\n";
     }
     out +=
         "\nThe last handoff signal counts (any but COMPLETE); with none, COMPLETE; with no "
@@ -158,11 +166,12 @@ std::string protocol_section(Status phase) {
         out += " A handoff from this phase moves the ticket to review first.";
     }
     out +=
-        "\n\nTo ask a structured question instead, print on its own lines:\n\n"
+        "\n\nTo ask a structured question instead, end with a block like this one (again "
+        "without the fence):\n\n```\n"
         "<question>{\"question\": \"Which database?\", \"type\": \"blocking\", "
         "\"responseType\": \"choice\", \"options\": [{\"id\": \"a\", \"label\": \"SQLite\", "
         "\"value\": \"sqlite\"}], \"timeoutMinutes\": 30, \"defaultResponse\": \"sqlite\"}"
-        "</question>\n\n"
+        "</question>\n```\n\n"
         "`type` is blocking, non_blocking, approval or error_recovery; `responseType` is text, "
         "choice, boolean or approval. A blocking question stops the ticket until a human "
         "answers; the answer reaches you as human feedback in the next run.\n";

@@ -1,5 +1,6 @@
 #include "orchestrator/prompt.hpp"
 
+#include <board/agent_output.hpp>
 #include <board/artifact.hpp>
 
 #include <catch2/catch.hpp>
@@ -106,4 +107,24 @@ TEST_CASE("a board's own prompt wins over the shipped one, and a broken one stop
     CHECK(std::get<std::string>(broken) == (board / "prompts" / "planning.md").string() +
                                                ": line 2: unknown placeholder {ticket.titel}");
     fs::remove_all(board);
+}
+
+TEST_CASE("a rendered prompt read back as output holds no signal and no question") {
+    // An agent that echoes its prompt must not hand in the protocol's examples.
+    const Ticket t = sample_ticket();
+    for (const Status phase : all_statuses) {
+        if (!is_agent_phase(phase)) continue;
+        CAPTURE(to_string(phase));
+        PromptInput in;
+        in.ticket = &t;
+        in.phase = phase;
+        in.ticket_dir = "/b/tickets/PROJ-7";
+        in.artifact_path = "/b/tickets/PROJ-7/x.md";
+        const std::string out = render_prompt(shipped_prompt(phase), in);
+        CHECK(out.find("<promise>COMPLETE</promise>") != std::string::npos);  // still taught
+        const auto signals = scan_signals(out);
+        CHECK_FALSE(signals.signal.has_value());
+        CHECK(signals.warnings.empty());
+        CHECK(scan_questions(out).questions.empty());
+    }
 }

@@ -723,8 +723,28 @@ TEST_CASE("with --http, the live events carry the daemon's and the CLI's appends
     const auto finished = stream.find("run-finished");
     CHECK(created < started);
     CHECK(started < finished);
+    // The agent ran while the daemon held a listener and this client's connection: it got
+    // neither, nor any other descriptor but its stdio.
+    const std::string agent_log = read_file(board.dir(id) / "fake-agent" / "log");
+    CHECK(agent_log.find(" fds=0,1,2 ") != std::string::npos);
+    INFO(agent_log);
     ::close(sock);
 
     ::kill(daemon.pid, SIGTERM);
     CHECK(daemon.wait(30s) == 0);
+}
+
+TEST_CASE("an agent program that is not installed stops the daemon at start, with a hint") {
+    BoardOptions o;
+    o.extra = "  planning: { command: [claude-not-installed-here, -p], dialect: claude }\n";
+    TestBoard board("preflight", o);
+    const std::string id = board.create("never run");
+    Child d = board.start_daemon();
+    CHECK(d.wait(30s) == 2);
+    const std::string err = d.stderr_text();
+    CHECK(err.find("the agent for planning cannot run: `claude-not-installed-here` was not "
+                   "found on PATH: install Claude Code (npm install -g "
+                   "@anthropic-ai/claude-code)") != std::string::npos);
+    INFO(err);
+    CHECK(board.events(id).size() == 1);  // nothing ran, nothing was written
 }

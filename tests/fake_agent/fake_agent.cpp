@@ -35,8 +35,10 @@
 // (handy for JSON: question='{"question":"Which DB?","type":"blocking"}').
 //
 // RECORD: every run appends one line to `fake-agent/log`:
-//   ticket=PROJ-3 phase=research board_run=0003 n=1 pid=4242 pgid=4242 prompt_bytes=1234 cwd=/x
-// (prompt_bytes=-1 with no-stdin; cwd last since it may hold blanks) and copies the prompt to
+//   ticket=PROJ-3 phase=research board_run=0003 n=1 pid=4242 pgid=4242 fds=0,1,2
+//   prompt_bytes=1234 cwd=/x
+// (fds: the descriptors it was started with; prompt_bytes=-1 with no-stdin; cwd last since it
+// may hold blanks) and copies the prompt to
 // `fake-agent/prompt-<phase>-<n>.md`.
 //
 // Exit status: as scripted (0 by default); 70 with a message on stderr when the script is
@@ -44,6 +46,7 @@
 
 #include "script.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -55,11 +58,33 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <dirent.h>
 #include <sys/file.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace {
+
+/// The descriptors open in this process, ascending and comma-separated, minus the one used to
+/// list them.
+std::string open_descriptors() {
+    DIR* dir = ::opendir("/proc/self/fd");
+    if (!dir) return "unknown";
+    std::vector<int> fds;
+    while (const dirent* entry = ::readdir(dir)) {
+        if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+        const int fd = std::atoi(entry->d_name);
+        if (fd != ::dirfd(dir)) fds.push_back(fd);
+    }
+    ::closedir(dir);
+    std::sort(fds.begin(), fds.end());
+    std::string out;
+    for (const int fd : fds) out += (out.empty() ? "" : ",") + std::to_string(fd);
+    return out;
+}
+
+std::string started_with;  ///< open_descriptors() at the start of main
 
 namespace fs = std::filesystem;
 using board::fake_agent::Action;
@@ -352,7 +377,8 @@ int run_fake_agent() {
     append_line(run.folder / "log",
                 "ticket=" + run.ticket + " phase=" + run.phase + " board_run=" + run.board_run +
                     " n=" + std::to_string(run.number) + " pid=" + std::to_string(::getpid()) +
-                    " pgid=" + std::to_string(::getpgrp()) + " prompt_bytes=" +
+                    " pgid=" + std::to_string(::getpgrp()) + " fds=" + started_with +
+                    " prompt_bytes=" +
                     std::to_string(prompt_bytes) + " cwd=" + fs::current_path().string());
 
     for (const auto& action : actions) {
@@ -364,6 +390,7 @@ int run_fake_agent() {
 }  // namespace
 
 int main() {
+    started_with = open_descriptors();
     try {
         return run_fake_agent();
     } catch (const Failure& failure) {
