@@ -56,9 +56,12 @@ std::optional<HttpAddress> parse_http_address(std::string_view text, std::string
 bool is_loopback_host(std::string_view host);
 
 enum class TokenPolicy {
-    automatic,  ///< a token only when bound to a non-loopback address
-    required,   ///< always a token, even on loopback
-    none,       ///< never; start() refuses a non-loopback address
+    /// A token for every write; on a loopback address reads go without it. An agent on the
+    /// same machine can reach a loopback port, so only a holder of the token (kept where
+    /// agents cannot read it) can act as a person.
+    automatic,
+    required,  ///< a token for every request, reads included
+    none,      ///< never (tests); start() refuses a non-loopback address
 };
 
 struct HttpOptions {

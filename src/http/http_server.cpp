@@ -200,6 +200,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
     std::string token;
     bool token_generated = false;
     bool loopback = true;
+    bool reads_need_token = true;  ///< else only writes must show the token
     bool stopped = false;
     tcp::endpoint endpoint;
     std::list<std::shared_ptr<Subscriber>> subscribers;
@@ -252,8 +253,8 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
 
     std::string start() {
         loopback = is_loopback_host(options.address.host);
-        const bool need_token = options.token_policy == TokenPolicy::required ||
-                                (options.token_policy == TokenPolicy::automatic && !loopback);
+        const bool need_token = options.token_policy != TokenPolicy::none;
+        reads_need_token = options.token_policy == TokenPolicy::required || !loopback;
         if (!loopback && options.token_policy == TokenPolicy::none)
             return "refusing to serve " + options.address.host +
                    " without a token: only a loopback address may go without one";
@@ -562,7 +563,8 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
             return reply(bhttp::status::forbidden,
                          json_error("the Host header must name this machine (localhost or "
                                     "127.0.0.1) on a loopback server"));
-        if (!token.empty()) {
+        const bool write = req.method() != bhttp::verb::get && req.method() != bhttp::verb::head;
+        if (!token.empty() && (write || reads_need_token)) {
             const auto presented =
                 presented_token(req[bhttp::field::authorization], req[bhttp::field::cookie]);
             if (presented.empty() || !same_token(presented, token)) {
@@ -574,7 +576,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
             }
         }
         (void)target;
-        if (req.method() != bhttp::verb::get && req.method() != bhttp::verb::head) {
+        if (write) {
             // A cross-site form or fetch cannot set a custom header without a CORS preflight,
             // which this server never grants; an Origin, when sent, must be this server.
             if (req["X-Board-Request"].empty())

@@ -99,9 +99,13 @@ struct Running {
     unsigned short port() const { return server.local_endpoint().port(); }
 };
 
+/// The token of every test server; call() shows it on writes unless told otherwise.
+const std::string test_token = "test-token-0123456789abcdef";
+
 HttpOptions options_for(const TempBoard& board) {
     HttpOptions options;
     options.board = board.dir;
+    options.token = test_token;
     options.rescan = std::chrono::milliseconds(0);
     return options;
 }
@@ -130,6 +134,7 @@ Reply call(unsigned short port,
     if (!raw && verb != bhttp::verb::get) {
         req.set("X-Board-Request", "1");
         req.set(bhttp::field::content_type, "application/json");
+        req.set(bhttp::field::authorization, "Bearer " + test_token);
     }
     for (const auto& [k, v] : headers) req.set(k, v);
     req.body() = body;
@@ -564,6 +569,7 @@ TEST_CASE("a non-loopback bind needs the token - writes without it are refused",
     const auto a = board.create("guarded", "approval");
     auto options = options_for(board);
     options.address.host = "0.0.0.0";
+    options.token.reset();  // made in .board/http-token
     Running server(options);
     const auto port = server.port();
     const std::string token = server.server.token();
@@ -588,6 +594,32 @@ TEST_CASE("a non-loopback bind needs the token - writes without it are refused",
     CHECK(get(port, "/?token=nope").status == 401);
 }
 
+TEST_CASE("on loopback every write needs the token, reads do not", "[http][security]") {
+    TempBoard board;
+    const auto a = board.create("guarded", "approval");
+    auto options = options_for(board);
+    options.token.reset();
+    Running server(options);
+    const auto port = server.port();
+    const std::string token = server.server.token();
+    REQUIRE(token.size() == 64);
+    CHECK(server.server.page_url().find("?token=" + token) != std::string::npos);
+    // An agent on this machine reaches the port, but not the token: it cannot approve.
+    const auto before = get(port, "/api/tickets/" + a + "/events").json().as_array().size();
+    for (const auto& bad : {std::string{}, std::string{"Bearer "}, "Bearer " + test_token}) {
+        CAPTURE(bad);
+        CHECK(post(port, "/api/tickets/" + a + "/approve", "{}", {{"Authorization", bad}}).status ==
+              401);
+        CHECK(post(port, "/api/tickets", R"({"title":"x"})", {{"Authorization", bad}}).status ==
+              401);
+    }
+    CHECK(get(port, "/api/tickets/" + a + "/events").json().as_array().size() == before);
+    CHECK(get(port, "/api/tickets").status == 200);
+    CHECK(post(port, "/api/tickets/" + a + "/approve", "{}", {{"Cookie", "board_token=" + token},
+                                                              {"Authorization", ""}})
+              .status == 200);
+}
+
 TEST_CASE("a non-loopback bind without a token policy is refused at start", "[http][security]") {
     TempBoard board;
     auto options = options_for(board);
@@ -606,7 +638,12 @@ TEST_CASE("CSRF and Host checks, body limit", "[http][security]") {
     Running server(options);
     const auto port = server.port();
 
-    auto r = call(port, bhttp::verb::post, "/api/tickets/" + a + "/approve", "{}", {}, true);
+    auto r = call(port,
+                  bhttp::verb::post,
+                  "/api/tickets/" + a + "/approve",
+                  "{}",
+                  {{"Authorization", "Bearer " + test_token}},
+                  true);
     CHECK(r.status == 403);
     CHECK(error_of(r).find("X-Board-Request") != std::string::npos);
     r = post(port, "/api/tickets/" + a + "/approve", "{}", {{"Origin", "http://evil.example"}});

@@ -228,9 +228,12 @@ private:
             http_.reset();
             return 3;
         }
-        if (http_->token().empty() || http_->token_generated()) {
+        // On loopback the link with the token goes to the person's terminal every time: the
+        // page needs it to write, and the file it comes from is closed to agents.
+        const bool loopback = http::is_loopback_host(options_.http->host);
+        if (http_->token().empty() || http_->token_generated() || loopback) {
             reporter_.message("the board's page: " + http_->page_url());
-            if (http_->token_generated())
+            if (http_->token_generated() && !loopback)
                 reporter_.message(
                     "that address holds the new token of .board/http-token: it "
                     "is shown only this once");
