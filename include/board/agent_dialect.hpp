@@ -106,6 +106,7 @@ public:
     virtual void line(std::string_view text) = 0;
     /// The report, given how the process ended. Call once, after the last line.
     virtual AgentReport finish(int exit_code) = 0;
+
     /// The last thing the agent said or did, one line of at most 200 bytes: for a live view.
     const std::string& progress() const { return progress_; }
 

@@ -74,7 +74,10 @@ const std::vector<DialectRules>& dialect_table() {
                 {
                     {{"--json", "--experimental-json"}, {"--json"}},
                     // Edits in the working directory and the --add-dir folders, no network.
-                    {{"--sandbox", "-s", "--full-auto", "--dangerously-bypass-approvals-and-sandbox",
+                    {{"--sandbox",
+                      "-s",
+                      "--full-auto",
+                      "--dangerously-bypass-approvals-and-sandbox",
                       "--yolo"},
                      {"--sandbox", "workspace-write"}},
                     {{"--skip-git-repo-check"}, {"--skip-git-repo-check"}},
@@ -168,8 +171,7 @@ LaunchPlan plan_launch(DialectKind kind, const LaunchRequest& request) {
     LaunchPlan plan;
     plan.argv = request.command;
     if (plan.argv.empty()) return plan;
-    if (!rules.subcommand.empty() &&
-        (plan.argv.size() < 2 || plan.argv[1] != rules.subcommand)) {
+    if (!rules.subcommand.empty() && (plan.argv.size() < 2 || plan.argv[1] != rules.subcommand)) {
         plan.argv.insert(plan.argv.begin() + 1, std::string{rules.subcommand});
     }
     for (const Ensure& e : rules.ensure) {

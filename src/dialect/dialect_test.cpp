@@ -49,9 +49,10 @@ TEST_CASE("claude: print mode, stream-json, edits allowed in the ticket folder, 
     CHECK(has_pair(plan.argv, "--add-dir", "/work/repo/tickets/PROJ-1"));
     CHECK(has_pair(plan.argv, "--max-turns", "15"));
     CHECK(std::find(plan.argv.begin(), plan.argv.end(), "--resume") == plan.argv.end());
-    const auto retries = std::find_if(plan.env_defaults.begin(),
-                                      plan.env_defaults.end(),
-                                      [](auto& kv) { return kv.first == "CLAUDE_CODE_MAX_RETRIES"; });
+    const auto retries =
+        std::find_if(plan.env_defaults.begin(), plan.env_defaults.end(), [](auto& kv) {
+            return kv.first == "CLAUDE_CODE_MAX_RETRIES";
+        });
     REQUIRE(retries != plan.env_defaults.end());
 }
 

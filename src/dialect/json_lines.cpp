@@ -55,7 +55,8 @@ std::int64_t count_at(const json::object& o, std::string_view key) {
     const auto* v = o.if_contains(key);
     if (!v) return 0;
     if (v->is_int64()) return std::max<std::int64_t>(0, v->get_int64());
-    if (v->is_uint64()) return static_cast<std::int64_t>(std::min<std::uint64_t>(v->get_uint64(), INT64_MAX));
+    if (v->is_uint64())
+        return static_cast<std::int64_t>(std::min<std::uint64_t>(v->get_uint64(), INT64_MAX));
     if (v->is_double() && v->get_double() > 0 && v->get_double() < 9e18)
         return static_cast<std::int64_t>(v->get_double());
     return 0;
@@ -75,8 +76,7 @@ void FinalMessage::append(std::string_view text) {
 void FinalMessage::into(AgentReport& report) {
     if (cut_) {
         report.warnings.push_back("the agent's final message was longer than " +
-                                  std::to_string(max_bytes >> 20) +
-                                  " MB; only its end was read");
+                                  std::to_string(max_bytes >> 20) + " MB; only its end was read");
     }
     report.message = std::move(text_);
     start();
@@ -94,7 +94,9 @@ void PlainLines::note(std::string_view line) {
     if (!shown.empty()) last_ = one_line(shown);
 }
 
-void settle_error(AgentReport& report, std::string named_error, const PlainLines& plain,
+void settle_error(AgentReport& report,
+                  std::string named_error,
+                  const PlainLines& plain,
                   int exit_code) {
     const bool failed = exit_code != 0 || report.failed_in_output;
     if (!named_error.empty()) {

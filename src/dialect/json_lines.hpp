@@ -27,10 +27,21 @@ std::int64_t count_at(const boost::json::object& o, std::string_view key);
 class FinalMessage {
 public:
     static constexpr std::size_t max_bytes = 1u << 20;
-    void start() { text_.clear(); cut_ = false; }
+
+    void start() {
+        text_.clear();
+        cut_ = false;
+    }
+
     void append(std::string_view text);
-    void replace(std::string_view text) { start(); append(text); }
+
+    void replace(std::string_view text) {
+        start();
+        append(text);
+    }
+
     bool empty() const { return text_.empty(); }
+
     /// Moves the text into `report`, with a warning if it was cut.
     void into(AgentReport& report);
 
@@ -48,6 +59,7 @@ std::string one_line(std::string_view text);
 class PlainLines {
 public:
     void note(std::string_view line);
+
     const std::string& last() const { return last_; }
 
 private:
@@ -56,7 +68,9 @@ private:
 
 /// The shared end of a structured reader: the error text and whether retrying helps, from
 /// the error the output named or else the last plain line, given the exit code.
-void settle_error(AgentReport& report, std::string named_error, const PlainLines& plain,
+void settle_error(AgentReport& report,
+                  std::string named_error,
+                  const PlainLines& plain,
                   int exit_code);
 
 }  // namespace board::dialect_detail

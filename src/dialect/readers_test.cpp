@@ -9,7 +9,9 @@ using namespace board;
 
 namespace {
 
-AgentReport read_lines(DialectKind kind, const std::vector<std::string>& lines, int exit_code = 0,
+AgentReport read_lines(DialectKind kind,
+                       const std::vector<std::string>& lines,
+                       int exit_code = 0,
                        std::string_view prompt = {}) {
     auto reader = make_output_reader(kind, prompt);
     for (const auto& line : lines) reader->line(line);
@@ -55,9 +57,7 @@ TEST_CASE("claude: an error result is the run's error, even with exit 0") {
 }
 
 TEST_CASE("claude: a usage error printed before any JSON is the error, and permanent") {
-    const auto r = read_lines(DialectKind::claude,
-                              {"error: unknown option '--frobnicate'", ""},
-                              1);
+    const auto r = read_lines(DialectKind::claude, {"error: unknown option '--frobnicate'", ""}, 1);
     CHECK(r.error == "error: unknown option '--frobnicate'");
     CHECK(r.retry == Retry::futile);
 }
@@ -156,16 +156,18 @@ TEST_CASE("generic: output that repeats the prompt yields no signal and no quest
         CHECK(scan_questions(r.message).questions.empty());
     }
     SECTION("one line equal to a prompt line is the agent's own") {
-        const auto r =
-            read_lines(DialectKind::generic, {"done", "<promise>EJECT: reason</promise>"}, 0, prompt);
+        const auto r = read_lines(
+            DialectKind::generic, {"done", "<promise>EJECT: reason</promise>"}, 0, prompt);
         CHECK(signal_of(r) == Signal::eject);
     }
 }
 
 TEST_CASE("generic: the last line printed is the error of a failed run") {
     const auto r = read_lines(DialectKind::generic,
-                              {"starting", "Traceback (most recent call last):",
-                               "RuntimeError: HTTP 401 Unauthorized", ""},
+                              {"starting",
+                               "Traceback (most recent call last):",
+                               "RuntimeError: HTTP 401 Unauthorized",
+                               ""},
                               1);
     CHECK(r.error == "RuntimeError: HTTP 401 Unauthorized");
     CHECK(r.retry == Retry::futile);
