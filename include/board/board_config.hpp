@@ -27,6 +27,13 @@ struct DaemonConfig {
     friend bool operator==(const DaemonConfig&, const DaemonConfig&) = default;
 };
 
+/// `agents.<phase>.sandbox`: how an agent is confined (include/board/sandbox.hpp).
+enum class SandboxMode {
+    automatic,  ///< `auto`: Landlock where the kernel offers it, else none (the daemon says so)
+    landlock,   ///< always Landlock; the daemon refuses to start without it
+    none,       ///< not confined: the agent can do whatever its user can
+};
+
 /// `agents.<phase>:` of board.yaml, with `command` and `timeout` already resolved against
 /// `agents.default` (a phase that does not set them inherits the default's).
 struct AgentConfig {
@@ -41,6 +48,7 @@ struct AgentConfig {
     /// for the daemon; the spec gives it no meaning there yet.
     bool enabled = true;
     bool resume = false;  ///< resume the agent's last session instead of starting fresh
+    SandboxMode sandbox = SandboxMode::automatic;
     friend bool operator==(const AgentConfig&, const AgentConfig&) = default;
 };
 
@@ -72,6 +80,7 @@ struct BoardConfig {
     /// `agents.default`: what a phase without its own command/timeout runs.
     std::vector<std::string> default_command = default_agent_command();
     std::optional<DialectKind> default_dialect;  ///< `agents.default.dialect`; unset: by name
+    SandboxMode default_sandbox = SandboxMode::automatic;  ///< `agents.default.sandbox`
     std::chrono::milliseconds default_timeout{std::chrono::minutes{30}};
     AgentConfig research = default_agent_config(Status::research);
     AgentConfig planning = default_agent_config(Status::planning);

@@ -257,7 +257,17 @@ struct PhaseEntry {
     std::optional<std::vector<std::string>> command;
     std::optional<milliseconds> timeout;
     std::optional<DialectKind> dialect;
+    std::optional<SandboxMode> sandbox;
 };
+
+SandboxMode read_sandbox(const Field& f) {
+    constexpr std::string_view expected = "auto, landlock or none";
+    const std::string& text = scalar(f, expected);
+    if (text == "auto") return SandboxMode::automatic;
+    if (text == "landlock") return SandboxMode::landlock;
+    if (text == "none") return SandboxMode::none;
+    fail(f.mark, f.path, fmt::format("expected {}, got \"{}\"", expected, text));
+}
 
 /// `auto` (by the program's name, as when absent) or a dialect's name.
 std::optional<DialectKind> read_dialect(const Field& f) {
@@ -270,32 +280,36 @@ std::optional<DialectKind> read_dialect(const Field& f) {
 }
 
 void read_phase(const Field& f, PhaseEntry& entry) {
-    for_each_key(f,
-                 {"max_steps", "worktree", "enabled", "command", "timeout", "resume", "dialect"},
-                 [&](std::string_view key, const Field& v) {
-                     if (key == "dialect") entry.dialect = read_dialect(v);
-                     if (key == "max_steps") entry.agent.max_steps = read_int(v, 1);
-                     if (key == "worktree") entry.agent.worktree = read_bool(v);
-                     if (key == "enabled") entry.agent.enabled = read_bool(v);
-                     if (key == "resume") entry.agent.resume = read_bool(v);
-                     if (key == "command") entry.command = read_command(v);
-                     if (key == "timeout") entry.timeout = read_duration(v, false);
-                 });
+    for_each_key(
+        f,
+        {"max_steps", "worktree", "enabled", "command", "timeout", "resume", "dialect", "sandbox"},
+        [&](std::string_view key, const Field& v) {
+            if (key == "dialect") entry.dialect = read_dialect(v);
+            if (key == "sandbox") entry.sandbox = read_sandbox(v);
+            if (key == "max_steps") entry.agent.max_steps = read_int(v, 1);
+            if (key == "worktree") entry.agent.worktree = read_bool(v);
+            if (key == "enabled") entry.agent.enabled = read_bool(v);
+            if (key == "resume") entry.agent.resume = read_bool(v);
+            if (key == "command") entry.command = read_command(v);
+            if (key == "timeout") entry.timeout = read_duration(v, false);
+        });
 }
 
 void read_default_agent(const Field& f, BoardConfig& config) {
-    for_each_key(f, {"command", "timeout", "dialect"}, [&](std::string_view key, const Field& v) {
-        if (key == "command") config.default_command = read_command(v);
-        if (key == "dialect") config.default_dialect = read_dialect(v);
-        if (key == "timeout") config.default_timeout = read_duration(v, false);
-    });
+    for_each_key(
+        f, {"command", "timeout", "dialect", "sandbox"}, [&](std::string_view key, const Field& v) {
+            if (key == "command") config.default_command = read_command(v);
+            if (key == "dialect") config.default_dialect = read_dialect(v);
+            if (key == "sandbox") config.default_sandbox = read_sandbox(v);
+            if (key == "timeout") config.default_timeout = read_duration(v, false);
+        });
 }
 
 void read_agents(const Field& f, BoardConfig& config) {
-    PhaseEntry research{default_agent_config(Status::research), {}, {}, {}};
-    PhaseEntry planning{default_agent_config(Status::planning), {}, {}, {}};
-    PhaseEntry implementing{default_agent_config(Status::implementing), {}, {}, {}};
-    PhaseEntry review{default_agent_config(Status::review), {}, {}, {}};
+    PhaseEntry research{default_agent_config(Status::research), {}, {}, {}, {}};
+    PhaseEntry planning{default_agent_config(Status::planning), {}, {}, {}, {}};
+    PhaseEntry implementing{default_agent_config(Status::implementing), {}, {}, {}, {}};
+    PhaseEntry review{default_agent_config(Status::review), {}, {}, {}, {}};
     for_each_key(f,
                  {"default", "research", "planning", "implementing", "review"},
                  [&](std::string_view key, const Field& v) {
@@ -311,8 +325,9 @@ void read_agents(const Field& f, BoardConfig& config) {
         // A phase with its own command and no dialect is read by that command's name, not
         // by the default's dialect (which may be for another program).
         const auto inherited = entry.command ? std::nullopt : config.default_dialect;
-        entry.agent.dialect = entry.dialect.value_or(
-            inherited.value_or(dialect_of_command(entry.agent.command)));
+        entry.agent.dialect =
+            entry.dialect.value_or(inherited.value_or(dialect_of_command(entry.agent.command)));
+        entry.agent.sandbox = entry.sandbox.value_or(config.default_sandbox);
         return entry.agent;
     };
     config.research = resolve(research);
@@ -564,6 +579,11 @@ agents:
     # command: [codex]     # Codex CLI
     # command: [gemini]    # Gemini CLI
     dialect: auto          # or claude, codex, gemini, generic
+    # Landlock confinement: an agent writes only its run folder (where its artifact is
+    # drafted), its worktree, its own tool state (~/.claude, ~/.codex...) and temp; it can
+    # never write a log, board.yaml or .board/, nor read the HTTP token. auto: where the
+    # kernel offers Landlock; landlock: always (else the daemon will not start); none: off.
+    sandbox: auto
     timeout: 30m  # the run is terminated, then killed, after this long
   research:
     max_steps: 15

@@ -329,7 +329,7 @@ TEST_CASE("the default board.yaml writes every key, and Codex as a commented alt
     CHECK(c.implementing.dialect == DialectKind::codex);
 }
 
-TEST_CASE("dialect: by the program's name unless board.yaml names one") {
+TEST_CASE("dialect and sandbox: by the program's name unless board.yaml names one") {
     const auto c = parse_ok(R"(
 agents:
   default: { command: [/opt/bin/codex, exec] }
@@ -342,10 +342,21 @@ agents:
     CHECK(c.implementing.dialect == DialectKind::claude);
     CHECK(c.review.dialect == DialectKind::generic);
 
-    const auto d = parse_ok("agents:\n  default: { command: [run-it], dialect: gemini }\n"
-                            "  review: { command: [claude] }\n");
+    const auto d = parse_ok(
+        "agents:\n  default: { command: [run-it], dialect: gemini }\n"
+        "  review: { command: [claude] }\n");
     CHECK(d.research.dialect == DialectKind::gemini);
     CHECK(d.review.dialect == DialectKind::claude);  // its own command: its own name
+
+    const auto e =
+        parse_ok("agents:\n  default: { sandbox: none }\n  review: { sandbox: landlock }\n");
+    CHECK(e.research.sandbox == SandboxMode::none);
+    CHECK(e.review.sandbox == SandboxMode::landlock);
+    CHECK(BoardConfig{}.research.sandbox == SandboxMode::automatic);
+    const auto bad_sandbox = parse_board_config("agents:\n  planning:\n    sandbox: bwrap\n");
+    REQUIRE_FALSE(bad_sandbox);
+    CHECK_THAT(bad_sandbox.error().message,
+               Contains("agents.planning.sandbox: expected auto, landlock or none, got \"bwrap\""));
 
     const auto bad = parse_board_config("agents:\n  default:\n    dialect: claud\n");
     REQUIRE_FALSE(bad);

@@ -22,7 +22,7 @@ namespace {
 
 // The cache's first line. Bump it whenever BoardConfig or the JSON below changes shape: an
 // old cache then simply misses.
-constexpr std::string_view cache_magic = "board-config-cache 2\n";
+constexpr std::string_view cache_magic = "board-config-cache 3\n";
 constexpr std::size_t max_file_size = 1 << 20;  // board.yaml is a few KB; anything this big is
                                                 // not ours to keep a copy of
 
@@ -76,7 +76,8 @@ json::object agent_json(const AgentConfig& agent) {
             {"worktree", agent.worktree},
             {"enabled", agent.enabled},
             {"resume", agent.resume},
-            {"dialect", to_string(agent.dialect)}};
+            {"dialect", to_string(agent.dialect)},
+            {"sandbox", static_cast<int>(agent.sandbox)}};
 }
 
 // Readers: each throws (boost::system::system_error, std::out_of_range) on a missing key or a
@@ -107,6 +108,14 @@ Gate gate_of(const json::value& value) {
     return static_cast<Gate>(n);
 }
 
+SandboxMode sandbox_of(const json::value& value) {
+    const std::int64_t n = value.as_int64();
+    if (n != static_cast<int>(SandboxMode::automatic) &&
+        n != static_cast<int>(SandboxMode::landlock) && n != static_cast<int>(SandboxMode::none))
+        throw std::out_of_range("sandbox");
+    return static_cast<SandboxMode>(n);
+}
+
 AgentConfig agent_of(const json::value& value) {
     const json::object& o = value.as_object();
     AgentConfig agent;
@@ -119,6 +128,7 @@ AgentConfig agent_of(const json::value& value) {
     const auto dialect = parse_dialect(o.at("dialect").as_string());
     if (!dialect) throw std::out_of_range("dialect");
     agent.dialect = *dialect;
+    agent.sandbox = sandbox_of(o.at("sandbox"));
     return agent;
 }
 
@@ -176,18 +186,19 @@ std::string config_to_json(const BoardConfig& config) {
     const json::object notify{{"command", strings_json(config.notify.command)},
                               {"timeout_ms", config.notify.timeout.count()},
                               {"max_parallel", config.notify.max_parallel}};
-    const json::object whole{{"prefix", config.prefix},
-                             {"policy", policy},
-                             {"daemon", daemon},
-                             {"default_command", strings_json(config.default_command)},
-                             {"default_timeout_ms", config.default_timeout.count()},
-                             {"default_dialect",
-                              config.default_dialect ? to_string(*config.default_dialect) : ""},
-                             {"research", agent_json(config.research)},
-                             {"planning", agent_json(config.planning)},
-                             {"implementing", agent_json(config.implementing)},
-                             {"review", agent_json(config.review)},
-                             {"notify", notify}};
+    const json::object whole{
+        {"prefix", config.prefix},
+        {"policy", policy},
+        {"daemon", daemon},
+        {"default_command", strings_json(config.default_command)},
+        {"default_timeout_ms", config.default_timeout.count()},
+        {"default_dialect", config.default_dialect ? to_string(*config.default_dialect) : ""},
+        {"default_sandbox", static_cast<int>(config.default_sandbox)},
+        {"research", agent_json(config.research)},
+        {"planning", agent_json(config.planning)},
+        {"implementing", agent_json(config.implementing)},
+        {"review", agent_json(config.review)},
+        {"notify", notify}};
     return json::serialize(whole);
 }
 
@@ -229,6 +240,7 @@ std::optional<BoardConfig> config_from_json(std::string_view text) {
             config.default_dialect = parse_dialect(named);
             if (!config.default_dialect) return std::nullopt;
         }
+        config.default_sandbox = sandbox_of(o.at("default_sandbox"));
         config.research = agent_of(o.at("research"));
         config.planning = agent_of(o.at("planning"));
         config.implementing = agent_of(o.at("implementing"));

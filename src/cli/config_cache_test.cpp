@@ -47,10 +47,12 @@ BoardConfig everything_changed() {
     c.default_command = {"codex", "exec", "--json", "\"quoted\" \\ and\nnewline"};
     c.default_timeout = 19ms;
     c.default_dialect = DialectKind::gemini;
-    c.research = {{"r"}, DialectKind::codex, 23ms, 2, true, false, true};
-    c.planning = {{"p", "-x"}, DialectKind::generic, 29ms, 3, true, false, false};
+    c.default_sandbox = SandboxMode::none;
+    c.research = {{"r"}, DialectKind::codex, 23ms, 2, true, false, true, SandboxMode::landlock};
+    c.planning = {
+        {"p", "-x"}, DialectKind::generic, 29ms, 3, true, false, false, SandboxMode::none};
     c.implementing = {{"i"}, DialectKind::claude, 31ms, 4, false, false, true};
-    c.review = {{"v"}, DialectKind::gemini, 37ms, 5, true, false, true};
+    c.review = {{"v"}, DialectKind::gemini, 37ms, 5, true, false, true, SandboxMode::none};
     c.notify = {{"notify-send", "board"}, 41ms, 9};
     return c;
 }
@@ -133,7 +135,7 @@ TEST_CASE("load_board_config_cached reads board.yaml as it is now", "[config-cac
         other.prefix = "OTHER";
         const std::string json = cli::config_to_json(other);
         auto cache_for = [&](std::string_view boot, std::string_view quoted) {
-            return "board-config-cache 2\n" + std::string{boot} + "\n" +
+            return "board-config-cache 3\n" + std::string{boot} + "\n" +
                    std::to_string(quoted.size()) + "\n" + std::string{quoted} + json + "\n";
         };
         const std::string boot = boot_id();

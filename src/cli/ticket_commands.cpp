@@ -11,9 +11,11 @@
 #include <board/codec.hpp>
 #include <board/event_log.hpp>
 
+#include <boost/json.hpp>
 #include <fmt/format.h>
 
 #include <chrono>
+#include <fstream>
 
 namespace fs = std::filesystem;
 
@@ -123,6 +125,30 @@ CommandOutcome add_note(const Context& ctx,
     CommandOutcome early;
     if (by.kind == ActorKind::agent && from_human)
         early.warnings.push_back("inside an agent run a note is the agent's: --from human ignored");
+    if (by.kind == ActorKind::agent) {
+        // Inside a run the log is the board's, not the agent's (a confined agent cannot write
+        // it): the note waits in the run's folder and the daemon records it when the run ends.
+        const char* run_dir = std::getenv("BOARD_RUN_DIR");
+        const char* run_ticket = std::getenv("BOARD_TICKET");
+        if (run_dir && *run_dir) {
+            if (!run_ticket || id != run_ticket)
+                return refused(1,
+                               fmt::format("note {}: inside a run an agent notes only its own "
+                                           "ticket ({})",
+                                           id,
+                                           run_ticket ? run_ticket : "none"));
+            if (is_blank(text)) return refused(2, fmt::format("note {}: the text is blank", id));
+            const std::string line =
+                boost::json::serialize(boost::json::object{{"text", text}}) + "\n";
+            const fs::path file = fs::path{run_dir} / "notes.jsonl";
+            std::ofstream out{file, std::ios::binary | std::ios::app};
+            out << line;
+            if (!out.flush())
+                return refused(3, fmt::format("note {}: cannot write {}", id, file.string()));
+            early.output = fmt::format("{}: noted; the board records it when this run ends\n", id);
+            return early;
+        }
+    }
     if (by.kind == ActorKind::human && !from_human) {
         // The seeds' default: a note is the agent's unless --from human. It is written as the
         // agent of the ticket's column, which is what a prompt shows it as.

@@ -14,6 +14,7 @@
 #include <board/catalog.hpp>
 #include <board/event_log.hpp>
 #include <board/next_action.hpp>
+#include <board/sandbox.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -23,6 +24,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/json.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -113,9 +115,14 @@ public:
     Daemon(const DaemonOptions& options,
            const BoardConfig& config,
            PromptTemplates templates,
-           std::vector<AgentCheck> agents)
+           std::vector<AgentCheck> agents,
+           fs::path self_exe,
+           std::string sandbox_problem)
         : options_(options)
         , agents_(std::move(agents))
+        , self_exe_(std::move(self_exe))
+        , sandbox_problem_(std::move(sandbox_problem))
+        , sandbox_ok_(sandbox_problem_.empty())
         , config_(config)
         , templates_(std::move(templates))
         , reporter_(options.output)
@@ -654,30 +661,40 @@ private:
         const fs::path log_file = runs / (stem + ".log");
         const std::string artifact_name = artifact_file_name(running.phase);
         const AgentConfig& agent = *config_.agent(running.phase);
+        // The agent's own folder: where it drafts its artifact and leaves notes. The ticket
+        // folder (its log above all) is the board's; the draft is moved in after the run.
+        const fs::path work = fs::absolute(runs / stem, ec);
+        fs::create_directories(work, ec);
+        const fs::path draft = work / artifact_name;
+        if (!artifact_name.empty() && fs::exists(dir / artifact_name, ec))
+            fs::copy_file(dir / artifact_name, draft, fs::copy_options::overwrite_existing, ec);
 
         PromptInput input;
         input.ticket = &ticket;
         input.phase = running.phase;
         input.ticket_dir = dir;
-        input.artifact_path = dir / artifact_name;
+        input.artifact_path = draft;
         input.research_text = read_small_file(dir / "research.md");
         input.plan_text = read_small_file(dir / "plan.md");
         const std::string prompt = render_prompt(templates_.of(running.phase), input);
         std::string launch_error = write_file_atomically(prompt_file, prompt, Durability::unsynced);
 
         fs::path cwd = options_.board_root;
+        bool writes_cwd = false;
         if (launch_error.empty() && running.phase == Status::implementing && agent.worktree) {
             auto worktree = co_await ensure_worktree(id, log_file, running.process);
-            if (worktree.index() == 1)
+            if (worktree.index() == 1) {
                 launch_error = std::get<1>(worktree);
-            else
+            } else {
                 cwd = std::get<0>(worktree);
+                writes_cwd = true;
+            }
         }
 
         LaunchRequest request;
         request.command = agent.command;
         request.phase = running.phase;
-        request.writable = {fs::absolute(dir, ec)};
+        request.writable = {work};
         request.max_steps = agent.max_steps;
         if (agent.resume) request.resume_session = ticket.last_session;
         LaunchPlan plan = plan_launch(agent.dialect, request);
@@ -689,8 +706,9 @@ private:
                     {"BOARD_PHASE", std::string{to_string(running.phase)}},
                     {"BOARD_TICKET_DIR", dir.string()},
                     {"BOARD_RUN", running.run_id},
+                    {"BOARD_RUN_DIR", work.string()},
                     {"BOARD_PROMPT_FILE", prompt_file.string()},
-                    {"BOARD_ARTIFACT", (dir / artifact_name).string()},
+                    {"BOARD_ARTIFACT", draft.string()},
                     {"BOARD_DIR", options_.board_root.string()},
                     {"BOARD_MAX_STEPS", std::to_string(agent.max_steps)}};
         if (!ticket.last_session.empty())
@@ -703,6 +721,17 @@ private:
         spec.log_file = log_file;
         spec.timeout = agent.timeout;
         spec.grace = config_.daemon.grace;
+        bool launch_error_is_permanent = false;
+        if (launch_error.empty() && confined(running.phase)) {
+            // The launcher confines, then runs the program by its full path.
+            if (auto exe = find_program(spec, launch_error)) {
+                spec.argv.front() = exe->string();
+                const Confinement rules = confinement_for(work, cwd, writes_cwd, spec);
+                spec.argv = confined_argv(self_exe_, rules, spec.argv);
+            } else {
+                launch_error_is_permanent = true;
+            }
+        }
 
         ProcessOutcome outcome;
         if (launch_error.empty()) {
@@ -726,13 +755,122 @@ private:
         if (!outcome.launch_error.empty()) {
             record.error = "could not start: " + outcome.launch_error;
             // A program that is not there, or cannot run, is not there on the next try.
-            record.error_is_permanent = outcome.exit_code == 0 &&
-                                        classify_error(outcome.launch_error) == Retry::futile;
+            record.error_is_permanent =
+                launch_error_is_permanent ||
+                (outcome.exit_code == 0 && classify_error(outcome.launch_error) == Retry::futile);
         }
         record.duration_ms = outcome.duration.count();
         record.output = std::move(outcome.output);
-        read_artifact_into(record, dir, artifact_name);
+        take_agent_work(record, dir, work, artifact_name);
         commit_outcome(id, record);
+    }
+
+    /// Whether runs of `phase` are confined (decided at start by the sandbox probe).
+    bool confined(Status phase) const {
+        return sandbox_ok_ && config_.agent(phase)->sandbox != SandboxMode::none;
+    }
+
+    /// What a confined agent may write: its run folder, the worktree it works in (and the
+    /// repository's git folder, which its commits write), its own tool state, temp. Never a
+    /// folder that holds the board: those writes would reach the logs. The HTTP token is
+    /// unreadable.
+    Confinement confinement_for(const fs::path& work,
+                                const fs::path& cwd,
+                                bool writes_cwd,
+                                LaunchSpec& spec) const {
+        Confinement rules;
+        std::vector<fs::path> candidates{work, "/dev", "/var/tmp"};
+        if (writes_cwd) {
+            candidates.push_back(cwd);
+            // A worktree's `.git` file names .../.git/worktrees/<name>: commits write the
+            // repository's object store and refs.
+            const std::string link = read_small_file(cwd / ".git", 4096);
+            if (link.starts_with("gitdir: ")) {
+                fs::path gitdir{link.substr(8, link.find('\n') - 8)};
+                if (gitdir.parent_path().filename() == "worktrees")
+                    candidates.push_back(gitdir.parent_path().parent_path());
+            }
+        }
+        const char* home = std::getenv("HOME");
+        if (home && *home) {
+            for (const char* state : {".claude",
+                                      ".claude.json",
+                                      ".codex",
+                                      ".gemini",
+                                      ".cache",
+                                      ".config",
+                                      ".local",
+                                      ".npm"})
+                candidates.push_back(fs::path{home} / state);
+        }
+        for (const char* var : {"CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CACHE_HOME"}) {
+            if (const char* dir = std::getenv(var); dir && *dir) candidates.emplace_back(dir);
+        }
+        const fs::path tmp = fs::temp_directory_path();
+        std::error_code ec;
+        const fs::path board = fs::weakly_canonical(options_.board_root, ec);
+        auto holds_board = [&](const fs::path& p) {
+            const fs::path real = fs::weakly_canonical(p, ec);
+            auto b = board.begin();
+            for (auto it = real.begin(); it != real.end() && !it->empty(); ++it, ++b)
+                if (b == board.end() || *b != *it) return false;
+            return true;
+        };
+        if (!holds_board(tmp)) {
+            candidates.push_back(tmp);
+        } else {
+            // The board lives in temp: the agent gets a temp folder of its own instead.
+            const fs::path own_tmp = work / "tmp";
+            fs::create_directories(own_tmp, ec);
+            spec.env.emplace_back("TMPDIR", own_tmp.string());
+        }
+        for (auto& c : candidates)
+            if (!holds_board(c) || c == work || (writes_cwd && c == cwd))
+                rules.writable.push_back(std::move(c));
+        rules.hidden = {options_.board_root / ".board" / "http-token"};
+        return rules;
+    }
+
+    /// After a run: the agent's draft becomes the ticket's artifact (when it changed), and
+    /// the notes it left are the agent's.
+    void take_agent_work(RunRecord& record,
+                         const fs::path& dir,
+                         const fs::path& work,
+                         const std::string& artifact_name) {
+        std::error_code ec;
+        if (!artifact_name.empty() && fs::is_regular_file(work / artifact_name, ec)) {
+            const std::string drafted = read_small_file(work / artifact_name, 64u << 20);
+            if (drafted != read_small_file(dir / artifact_name, 64u << 20)) {
+                if (auto problem = write_file_atomically(dir / artifact_name, drafted);
+                    !problem.empty())
+                    record.artifact_error = "could not save the artifact: " + problem;
+            }
+        }
+        read_agent_notes(record, work / "notes.jsonl");
+        read_artifact_into(record, dir, artifact_name);
+    }
+
+    /// `board note` inside a run leaves the agent's notes in its run folder (the log is not
+    /// the agent's to write): one JSON object per line, `{"text": ...}`.
+    static void read_agent_notes(RunRecord& record, const fs::path& file) {
+        std::ifstream in(file, std::ios::binary);
+        std::string line;
+        for (int number = 1; std::getline(in, line); ++number) {
+            if (line.empty()) continue;
+            boost::system::error_code parse_error;
+            const auto value = boost::json::parse(line, parse_error);
+            const auto* object = parse_error ? nullptr : value.if_object();
+            const auto* text = object ? object->if_contains("text") : nullptr;
+            if (text && text->is_string() && !text->get_string().empty()) {
+                record.agent_notes.emplace_back(text->get_string());
+            } else {
+                record.output.report.warnings.push_back(
+                    fmt::format("{} line {}: not a note (expected {{\"text\": ...}}); ignored",
+                                file.filename().string(),
+                                number));
+            }
+            if (record.agent_notes.size() >= 100) break;
+        }
     }
 
     void read_artifact_into(RunRecord& record, const fs::path& dir, const std::string& name) {
@@ -838,9 +976,9 @@ private:
             }
             // Read as the run's own dialect reads it, its saved prompt telling echo apart.
             const auto* agent = config_.agent(run.phase);
-            OutputCapture capture{make_output_reader(
-                agent ? agent->dialect : DialectKind::generic,
-                read_small_file(runs / (stem + ".prompt.md"), 4u << 20))};
+            OutputCapture capture{
+                make_output_reader(agent ? agent->dialect : DialectKind::generic,
+                                   read_small_file(runs / (stem + ".prompt.md"), 4u << 20))};
             std::ifstream saved(runs / (stem + ".log"), std::ios::binary);
             std::vector<char> chunk(64 * 1024);
             while (saved) {
@@ -858,7 +996,10 @@ private:
                 record.recovered =
                     "the daemon stopped while this run was in flight; its saved output "
                     "ends with a signal, which is applied";
-                read_artifact_into(record, tickets_dir_ / id, artifact_file_name(run.phase));
+                take_agent_work(record,
+                                tickets_dir_ / id,
+                                fs::absolute(runs / stem),
+                                artifact_file_name(run.phase));
                 commit_outcome(id, record);
             } else {
                 commit(id, [&](const Ticket&) {
@@ -897,6 +1038,17 @@ private:
                                       tickets_.size(),
                                       config_.daemon.max_parallel,
                                       watching ? ", watching for changes" : ""));
+        if (sandbox_ok_) {
+            reporter_.message(
+                "agents are confined with Landlock: they write only their run folder, "
+                "worktree, tool state and temp");
+        } else if (std::any_of(all_statuses.begin(), all_statuses.end(), [&](Status p) {
+                       const auto* a = config_.agent(p);
+                       return a && a->sandbox == SandboxMode::automatic;
+                   })) {
+            reporter_.message("agents run unconfined: " + sandbox_problem_ +
+                              " (agents.default.sandbox: none says you meant it)");
+        }
         for (const auto& agent : agents_) {
             reporter_.message(fmt::format("agent for {}: {} ({} dialect{}{})",
                                           agent.phases,
@@ -966,6 +1118,9 @@ private:
 
     DaemonOptions options_;
     std::vector<AgentCheck> agents_;  ///< what the pre-flight found, for the first message
+    fs::path self_exe_;               ///< this binary: the launcher in confine mode
+    std::string sandbox_problem_;     ///< why agents cannot be confined; empty: they are
+    bool sandbox_ok_ = false;
     BoardConfig config_;
     PromptTemplates templates_;
     Reporter reporter_;
@@ -1015,13 +1170,34 @@ int run_daemon(const DaemonOptions& options, const BoardConfig& config) {
     bool all_there = true;
     for (const auto& agent : agents) {
         if (agent.ok) continue;
-        std::cerr << "board-daemon: the agent for " << agent.phases << " cannot run: "
-                  << agent.problem << '\n';
+        std::cerr << "board-daemon: the agent for " << agent.phases
+                  << " cannot run: " << agent.problem << '\n';
         all_there = false;
     }
     if (!all_there) return 2;
-    Daemon daemon(
-        options, config, std::move(std::get<PromptTemplates>(templates)), std::move(agents));
+    // Confinement: probed once; `landlock` insists on it, `auto` uses it where it works.
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    bool wanted = false;
+    std::string sandbox_problem = "every phase has sandbox: none";
+    for (const Status phase : all_statuses) {
+        const auto* agent = config.agent(phase);
+        if (!agent || agent->sandbox == SandboxMode::none) continue;
+        if (!wanted) sandbox_problem = ec ? "/proc/self/exe: " + ec.message() : probe_sandbox(self);
+        wanted = true;
+        if (agent->sandbox == SandboxMode::landlock && !sandbox_problem.empty()) {
+            std::cerr << "board-daemon: agents." << to_string(phase)
+                      << ".sandbox is landlock, but agents cannot be confined here: "
+                      << sandbox_problem << '\n';
+            return 2;
+        }
+    }
+    Daemon daemon(options,
+                  config,
+                  std::move(std::get<PromptTemplates>(templates)),
+                  std::move(agents),
+                  self,
+                  std::move(sandbox_problem));
     return daemon.run();
 }
 

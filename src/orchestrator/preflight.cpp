@@ -2,6 +2,8 @@
 
 #include "orchestrator/agent_process.hpp"
 
+#include <board/sandbox.hpp>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -25,6 +27,30 @@ std::string install_hint(DialectKind kind) {
             break;
     }
     return "check the agent's command in board.yaml";
+}
+
+std::string probe_sandbox(const std::filesystem::path& launcher) {
+    if (landlock_abi() == 0) return "this kernel offers no Landlock";
+    boost::asio::io_context io;
+    LaunchSpec spec;
+    spec.argv = confined_argv(launcher, {}, {"/bin/true"});
+    spec.log_file = "/dev/null";
+    spec.timeout = std::chrono::seconds{20};
+    std::string problem;
+    auto process = std::make_shared<AgentProcess>(io.get_executor());
+    boost::asio::co_spawn(
+        io,
+        [&problem, process, spec]() -> boost::asio::awaitable<void> {
+            const ProcessOutcome out = co_await process->run(spec);
+            if (!out.launch_error.empty())
+                problem = out.launch_error;
+            else if (out.timed_out || out.exit_code != 0)
+                problem = out.output.report.error.empty() ? "the confined probe failed"
+                                                          : out.output.report.error;
+        },
+        boost::asio::detached);
+    io.run();
+    return problem;
 }
 
 std::vector<AgentCheck> check_agents(const BoardConfig& config, std::chrono::milliseconds timeout) {
@@ -70,9 +96,8 @@ std::vector<AgentCheck> check_agents(const BoardConfig& config, std::chrono::mil
             io,
             [&check, process, spec]() -> boost::asio::awaitable<void> {
                 const ProcessOutcome out = co_await process->run(spec);
-                const std::string said = out.output.report.error.empty()
-                                             ? process->last_line()
-                                             : out.output.report.error;
+                const std::string said = out.output.report.error.empty() ? process->last_line()
+                                                                         : out.output.report.error;
                 if (!out.launch_error.empty()) {
                     check.problem = out.launch_error + ": " + install_hint(check.dialect);
                 } else if (out.timed_out) {

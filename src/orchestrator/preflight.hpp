@@ -7,6 +7,7 @@
 #include <board/board_config.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct AgentCheck {
 /// once. `timeout` bounds each `--version`.
 std::vector<AgentCheck> check_agents(const BoardConfig& config,
                                      std::chrono::milliseconds timeout = std::chrono::seconds{20});
+
+/// Whether agents can be confined: `launcher` (this daemon's own binary) runs /bin/true in
+/// confine mode. Empty when it worked, else why not, one sentence.
+std::string probe_sandbox(const std::filesystem::path& launcher);
 
 /// The npm package or another way to get the program of `kind`, for a hint.
 std::string install_hint(DialectKind kind);

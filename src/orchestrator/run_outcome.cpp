@@ -33,6 +33,7 @@ std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& recor
     };
 
     if (!record.recovered.empty()) note(run_name + ": " + record.recovered);
+    for (const auto& text : record.agent_notes) batch.push_back({agent, NoteAdded{text}});
     const AgentReport& report = record.output.report;
     if (!report.warnings.empty()) note(run_name + ":" + bullet_list(report.warnings));
 

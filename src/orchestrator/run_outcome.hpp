@@ -20,7 +20,7 @@ struct RunRecord {
     Status phase = Status::research;
     int exit_code = 0;
     bool timed_out = false;
-    std::string error;  ///< the run failed outside the agent (could not start, ...)
+    std::string error;                ///< the run failed outside the agent (could not start, ...)
     bool error_is_permanent = false;  ///< `error` cannot go away by retrying
     std::int64_t duration_ms = 0;
     CapturedOutput output;
@@ -28,6 +28,7 @@ struct RunRecord {
     std::optional<ArtifactRead> artifact;  ///< absent: the agent wrote none
     std::string artifact_error;            ///< the file exists but could not be read
     std::string recovered;  ///< non-empty: resolved at a restart; says how (a system note)
+    std::vector<std::string> agent_notes;  ///< left by `board note` during the run
 };
 
 /// An event payload and who it is by: the agent for what it wrote or asked, the board for the

@@ -101,6 +101,10 @@ struct BoardOptions {
     std::string daemon = "{ max_parallel: 4, poll: 1s, debounce: 0s, grace: 300ms }";
     std::string wip = "{ research: 0, planning: 0, implementing: 0 }";
     std::string timeout = "20s";
+    /// The fake agent records what it did in the ticket folder, which a confined agent cannot
+    /// write; the confinement tests turn it on.
+    std::string sandbox = "none";
+    std::string dialect = "generic";
     std::string extra;  ///< more board.yaml, verbatim
 };
 
@@ -130,7 +134,7 @@ struct TestBoard {
                        "\n"
                        "agents:\n"
                        "  default: { command: [" BOARD_FAKE_AGENT_BIN "], timeout: " +
-                       o.timeout +
+                       o.timeout + ", sandbox: " + o.sandbox + ", dialect: " + o.dialect +
                        " }\n"
                        "  implementing: { worktree: " +
                        (o.worktree ? "true" : "false") + " }\n" + o.extra);
@@ -234,6 +238,20 @@ bool alive(pid_t pid) {
     const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
     const auto paren = stat.rfind(')');
     return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+/// The port a daemon started with `--http 127.0.0.1:0` prints in its page's address, once it
+/// has (0 if it did not within 20 s).
+int page_port(const Child& daemon) {
+    const std::regex page{R"(the board's page: http://127\.0\.0\.1:([0-9]+)/)"};
+    for (auto deadline = std::chrono::steady_clock::now() + 20s;
+         std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(20ms)) {
+        std::smatch m;
+        const std::string out = daemon.stdout_text();
+        if (std::regex_search(out, m, page)) return std::stoi(m[1].str());
+    }
+    return 0;
 }
 
 }  // namespace
@@ -675,16 +693,7 @@ TEST_CASE(
 TEST_CASE("with --http, the live events carry the daemon's and the CLI's appends") {
     TestBoard board("http");
     Child daemon = board.start_daemon({"--http", "127.0.0.1:0", "--timeout", "60s"});
-    // The daemon prints where it listens (port 0: one the kernel chose).
-    int port = 0;
-    const std::regex page{R"(the board's page: http://127\.0\.0\.1:([0-9]+)/)"};
-    for (auto deadline = std::chrono::steady_clock::now() + 20s;
-         port == 0 && std::chrono::steady_clock::now() < deadline;
-         std::this_thread::sleep_for(20ms)) {
-        std::smatch m;
-        const std::string out = daemon.stdout_text();
-        if (std::regex_search(out, m, page)) port = std::stoi(m[1].str());
-    }
+    const int port = page_port(daemon);
     REQUIRE(port > 0);
 
     const int sock = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -747,4 +756,83 @@ TEST_CASE("an agent program that is not installed stops the daemon at start, wit
                    "@anthropic-ai/claude-code)") != std::string::npos);
     INFO(err);
     CHECK(board.events(id).size() == 1);  // nothing ran, nothing was written
+}
+
+TEST_CASE("a confined agent cannot act as a human: approve, append, read the token, POST") {
+    // The agent of T-1 tries every way to approve T-2, which awaits a person's approval; it
+    // prints what each attempt gave. Its note reaches the board through its run folder.
+    const bool confined = GENERATE(true, false);
+    CAPTURE(confined);
+    BoardOptions o;
+    o.sandbox = confined ? "landlock" : "none";
+    TestBoard board(confined ? "confined" : "unconfined", o);
+    const std::string script =
+        R"sh(#!/bin/bash
+board() { ")sh" BOARD_CLI_BIN R"sh(" "$@"; }
+other=T-1
+log="$BOARD_DIR/tickets/$other/events.jsonl"
+env -u BOARD_RUN -u BOARD_RUN_DIR ")sh" BOARD_CLI_BIN
+        R"sh(" approve "$other" --board "$BOARD_DIR" --as mallory >/dev/null 2>&1
+echo "approve-without-BOARD_RUN=$?"
+board approve "$other" --board "$BOARD_DIR" >/dev/null 2>&1
+echo "approve-in-run=$?"
+if echo '{"v":1,"seq":99}' >> "$log" 2>/dev/null; then echo "append=written"; else echo "append=refused"; fi
+if cat "$BOARD_DIR/.board/http-token" >/dev/null 2>&1; then echo "token=read"; else echo "token=refused"; fi
+port=$(cat "$BOARD_DIR/port")
+if exec 3<>"/dev/tcp/127.0.0.1/$port"; then
+  body='{"note":"lgtm"}'
+  printf 'POST /api/tickets/%s/approve HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nX-Board-Request: 1\r\nContent-Type: application/json\r\nContent-Length: %s\r\nConnection: close\r\n\r\n%s' "$other" "$port" "${#body}" "$body" >&3
+  read -r status_line <&3
+  echo "post=$(echo "$status_line" | cut -d' ' -f2)"
+fi
+board note "$BOARD_TICKET" --board "$BOARD_DIR" "tried to approve $other" >/dev/null || echo "note=failed"
+printf -- '---\nstatus: complete\nsummary: done\n---\nfound\n' > "$BOARD_ARTIFACT"
+echo '<promise>COMPLETE</promise>'
+)sh";
+    write_file(board.root / "agent.sh", script);
+    write_file(board.root / "board.yaml",
+               read_file(board.root / "board.yaml") + "  research: { command: [/bin/bash, " +
+                   (board.root / "agent.sh").string() + "] }\n");
+    const std::string target = board.create("approve me", {"--awaiting", "approval"});
+    REQUIRE(target == "T-1");
+    const std::string log_before = read_file(board.dir(target) / "events.jsonl");
+
+    Child daemon = board.start_daemon({"--http", "127.0.0.1:0", "--watch", "--timeout", "60s"});
+    const int port = page_port(daemon);
+    REQUIRE(port > 0);
+    write_file(board.root / "port", std::to_string(port));
+    const std::string id = board.create("the agent's own ticket");
+    std::string output;
+    for (auto deadline = std::chrono::steady_clock::now() + 30s;
+         count_of<RunFinished>(board.events(id)) == 0 &&
+         std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(20ms)) {
+    }
+    ::kill(daemon.pid, SIGTERM);
+    CHECK(daemon.wait(30s) == 0);
+    output = read_file(board.dir(id) / "runs" / "0001-research.log");
+    INFO(output);
+    INFO(daemon.stderr_text());
+    // Refused inside any run (1: the reducer refuses an agent's verdict; 3 when confined: the
+    // log cannot even be opened for writing).
+    CHECK(output.find("approve-in-run=") != std::string::npos);
+    CHECK(output.find("approve-in-run=0") == std::string::npos);
+    // The note arrived, as the agent's, and the artifact drafted in the run folder landed.
+    const Ticket own = board.ticket(id);
+    CHECK(std::any_of(own.notes.begin(), own.notes.end(), [&](const Note& n) {
+        return n.from == ActorKind::agent && n.text == "tried to approve " + target;
+    }));
+    CHECK(read_file(board.dir(id) / "research.md").find("found") != std::string::npos);
+    if (confined) {
+        CHECK(output.find("approve-without-BOARD_RUN=3") != std::string::npos);
+        CHECK(output.find("append=refused") != std::string::npos);
+        CHECK(output.find("token=refused") != std::string::npos);
+        CHECK(output.find("post=401") != std::string::npos);
+        CHECK(read_file(board.dir(target) / "events.jsonl") == log_before);
+        CHECK(board.ticket(target).awaiting == Awaiting::approval);
+    } else {
+        // What the sandbox stops: unconfined, the same agent approves as "mallory".
+        CHECK(output.find("approve-without-BOARD_RUN=0") != std::string::npos);
+        CHECK(output.find("token=read") != std::string::npos);
+    }
 }
