@@ -48,6 +48,9 @@ struct LaunchRequest {
     std::vector<std::filesystem::path> writable;
     int max_steps = 15;
     std::string resume_session;  ///< non-empty: continue this session of the agent
+    /// The board confines the agent itself (sandbox.hpp). A CLI's own sandbox cannot nest
+    /// inside Landlock (it mounts), so the dialect then turns it off instead of asking for it.
+    bool confined = false;
 };
 
 /// How to start the run.
@@ -110,11 +113,21 @@ public:
     /// The last thing the agent said or did, one line of at most 200 bytes: for a live view.
     const std::string& progress() const { return progress_; }
 
+    /// Non-empty once the output shows the run cannot succeed and the CLI will not stop by
+    /// itself (Codex reconnecting without end to a model service that refuses connections):
+    /// the daemon then stops the agent. Says why, one line.
+    const std::string& hopeless() const { return hopeless_; }
+
 protected:
     void show_progress(std::string_view text);
 
+    void give_up(std::string why) {
+        if (hopeless_.empty()) hopeless_ = std::move(why);
+    }
+
 private:
     std::string progress_;
+    std::string hopeless_;
 };
 
 /// A reader for `kind`. `prompt` is the text the agent was given: `generic` drops any run of

@@ -2,8 +2,10 @@
 //   {"type":"system","subtype":"init","session_id":...}
 //   {"type":"assistant","message":{"id":...,"content":[{"type":"text","text":...}|tool_use]}}
 //   {"type":"user",...}                      tool results: never the agent speaking
+//   {"type":"system","subtype":"api_retry","attempt":1,"error_status":401,...}
 //   {"type":"result","subtype":"success"|"error_max_turns"|...,"is_error":bool,
-//    "result":"<final text or the error>","session_id":...,"total_cost_usd":...,
+//    "result":"<final text or the error>","errors":[...],"api_error_status":401|null,
+//    "session_id":...,"total_cost_usd":...,
 //    "usage":{"input_tokens","output_tokens","cache_read_input_tokens",
 //             "cache_creation_input_tokens"}}
 
@@ -37,6 +39,7 @@ public:
     AgentReport finish(int exit_code) override {
         final_.into(report_);
         settle_error(report_, std::move(named_error_), plain_, exit_code);
+        if (api_status_ == 401 || api_status_ == 403) report_.retry = Retry::futile;
         return std::move(report_);
     }
 
@@ -78,16 +81,24 @@ private:
         const auto subtype = string_at(event, "subtype");
         const auto* is_error = event.if_contains("is_error");
         const bool error = (is_error && is_error->is_bool() && is_error->get_bool()) ||
-                           (subtype.starts_with("error") && subtype != "error_max_turns");
+                           subtype.starts_with("error");
         const auto result = string_at(event, "result");
-        if (subtype == "error_max_turns") {
-            // Out of steps: the run ends like one without a signal, an iteration.
-            report_.warnings.push_back("the agent used all its turns (--max-turns) and stopped");
-            return;
-        }
         if (error) {
+            // `result` holds the error text; a run cut short (error_max_turns, a resume that
+            // found no session) says why in `errors` instead.
             report_.failed_in_output = true;
-            named_error_ = !result.empty() ? std::string{result} : std::string{subtype};
+            named_error_ = std::string{result};
+            if (const auto* errors = event.if_contains("errors");
+                named_error_.empty() && errors && errors->is_array() &&
+                !errors->get_array().empty() && errors->get_array().front().is_string()) {
+                named_error_ = std::string{errors->get_array().front().get_string()};
+            }
+            if (named_error_.empty()) named_error_ = std::string{subtype};
+            // The HTTP status the API answered, where there was one: 401 and 403 stay so.
+            if (const auto* status = event.if_contains("api_error_status");
+                status && status->is_int64()) {
+                api_status_ = status->get_int64();
+            }
             return;
         }
         // The result repeats the final assistant message; it is the one that counts.
@@ -99,6 +110,7 @@ private:
     PlainLines plain_;
     std::string message_id_;
     std::string named_error_;
+    std::int64_t api_status_ = 0;
 };
 
 }  // namespace

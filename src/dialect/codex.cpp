@@ -4,6 +4,8 @@
 //   {"type":"item.*","item":{"type":"command_execution"|"file_change"|"reasoning",...}}
 //   {"type":"turn.completed","usage":{"input_tokens","cached_input_tokens","output_tokens"}}
 //   {"type":"turn.failed","error":{"message":...}}   {"type":"error","message":...}
+//   {"type":"error","message":"Reconnecting... waiting for network (Connection failed: ...)"}
+//       printed again and again, for ever, while the service refuses connections
 // Codex reports no cost.
 
 #include "dialect/json_lines.hpp"
@@ -48,6 +50,9 @@ public:
                 last_error_ = string_at(*error, "message");
         } else if (type == "error") {
             last_error_ = string_at(*event, "message");
+            // Codex waits for the network without end while the model service refuses
+            // connections; the board retries the run with backoff instead.
+            if (last_error_.find("waiting for network") != std::string::npos) give_up(last_error_);
         }
     }
 

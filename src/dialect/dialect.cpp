@@ -23,6 +23,11 @@ struct DialectRules {
     /// Inserted right after argv[0] unless argv[1] is already it (`codex exec`).
     std::string_view subcommand;
     std::vector<Ensure> ensure;
+    /// Added when the board does not confine the agent (the CLI's own sandbox, if it has
+    /// one) and when it does (that sandbox off: Landlock is in charge, and a sandbox that
+    /// mounts cannot start inside it).
+    Ensure own_sandbox;
+    Ensure own_sandbox_off;
     std::string_view writable_flag;  ///< repeated once per writable folder; empty: none
     std::string_view steps_flag;     ///< gets max_steps; empty: the CLI has no such limit
     /// How a session is resumed: `flag` then the id, or, for a `subcommand`, the words after
@@ -33,6 +38,9 @@ struct DialectRules {
     std::string_view stdin_marker;
     std::vector<std::pair<std::string_view, std::string_view>> env_defaults;
 };
+
+const std::vector<std::string_view> codex_sandbox_flags{
+    "--sandbox", "-s", "--full-auto", "--dangerously-bypass-approvals-and-sandbox", "--yolo"};
 
 const std::vector<DialectRules>& dialect_table() {
     static const std::vector<DialectRules> table{
@@ -51,6 +59,8 @@ const std::vector<DialectRules>& dialect_table() {
                     {{"--permission-mode", "--dangerously-skip-permissions"},
                      {"--permission-mode", "acceptEdits"}},
                 },
+            .own_sandbox = {},
+            .own_sandbox_off = {},
             .writable_flag = "--add-dir",
             .steps_flag = "--max-turns",
             .resume_flag = "--resume",
@@ -73,18 +83,11 @@ const std::vector<DialectRules>& dialect_table() {
             .ensure =
                 {
                     {{"--json", "--experimental-json"}, {"--json"}},
-                    // Edits in the working directory and the --add-dir folders, no network.
-                    {{"--sandbox",
-                      "-s",
-                      "--full-auto",
-                      "--dangerously-bypass-approvals-and-sandbox",
-                      "--yolo"},
-                     {"--sandbox", "workspace-write"}},
                     {{"--skip-git-repo-check"}, {"--skip-git-repo-check"}},
-                    // Codex reconnects to a failing stream without end by default.
-                    {{"stream_max_retries"}, {"-c", "stream_max_retries=1"}},
-                    {{"request_max_retries"}, {"-c", "request_max_retries=1"}},
                 },
+            // Its own sandbox: edits in the working directory and the --add-dir folders.
+            .own_sandbox = {codex_sandbox_flags, {"--sandbox", "workspace-write"}},
+            .own_sandbox_off = {codex_sandbox_flags, {"--sandbox", "danger-full-access"}},
             .writable_flag = "--add-dir",
             .steps_flag = {},
             .resume_flag = "resume",
@@ -101,6 +104,8 @@ const std::vector<DialectRules>& dialect_table() {
                     {{"--output-format", "-o"}, {"--output-format", "stream-json"}},
                     {{"--approval-mode", "--yolo", "-y"}, {"--approval-mode", "auto_edit"}},
                 },
+            .own_sandbox = {},
+            .own_sandbox_off = {},
             .writable_flag = "--include-directories",
             .steps_flag = {},
             .resume_flag = "--resume",
@@ -112,6 +117,8 @@ const std::vector<DialectRules>& dialect_table() {
             .name = "generic",
             .subcommand = {},
             .ensure = {},
+            .own_sandbox = {},
+            .own_sandbox_off = {},
             .writable_flag = {},
             .steps_flag = {},
             .resume_flag = {},
@@ -174,11 +181,13 @@ LaunchPlan plan_launch(DialectKind kind, const LaunchRequest& request) {
     if (!rules.subcommand.empty() && (plan.argv.size() < 2 || plan.argv[1] != rules.subcommand)) {
         plan.argv.insert(plan.argv.begin() + 1, std::string{rules.subcommand});
     }
-    for (const Ensure& e : rules.ensure) {
+    auto ensure = [&](const Ensure& e) {
         const bool present = std::any_of(
             e.unless.begin(), e.unless.end(), [&](auto f) { return mentions(plan.argv, f); });
         if (!present) plan.argv.insert(plan.argv.end(), e.add.begin(), e.add.end());
-    }
+    };
+    for (const Ensure& e : rules.ensure) ensure(e);
+    ensure(request.confined ? rules.own_sandbox_off : rules.own_sandbox);
     if (!rules.writable_flag.empty()) {
         for (const auto& dir : request.writable) {
             plan.argv.emplace_back(rules.writable_flag);

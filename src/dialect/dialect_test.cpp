@@ -93,6 +93,11 @@ TEST_CASE("codex: exec with JSON events, a workspace-write sandbox, the prompt f
     CHECK(has_pair(plan.argv, "--sandbox", "workspace-write"));
     CHECK(has_pair(plan.argv, "--add-dir", "/work/repo/tickets/PROJ-1"));
     CHECK(plan.argv.back() == "-");
+    // Confined by the board, Codex's own sandbox (which mounts) is off: Landlock rules.
+    auto confined = request({"codex"});
+    confined.confined = true;
+    CHECK(has_pair(
+        plan_launch(DialectKind::codex, confined).argv, "--sandbox", "danger-full-access"));
     // `exec` given already is not repeated; a sandbox chosen by the board is kept.
     const auto own = plan_launch(DialectKind::codex, request({"codex", "exec", "-s", "read-only"}));
     CHECK(std::count(own.argv.begin(), own.argv.end(), "exec") == 1);

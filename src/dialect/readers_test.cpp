@@ -62,14 +62,28 @@ TEST_CASE("claude: a usage error printed before any JSON is the error, and perma
     CHECK(r.retry == Retry::futile);
 }
 
-TEST_CASE("claude: out of turns is a run without a signal, not a failure") {
+TEST_CASE("claude: a run cut short says why in errors") {
     const auto r = read_lines(
         DialectKind::claude,
-        {R"j({"type":"result","subtype":"error_max_turns","is_error":false,"session_id":"s","total_cost_usd":0.5})j"});
-    CHECK_FALSE(r.failed_in_output);
-    CHECK_FALSE(signal_of(r));
-    REQUIRE(r.warnings.size() == 1);
+        {R"j({"type":"result","subtype":"error_max_turns","duration_ms":840,"is_error":true,"num_turns":2,"stop_reason":"tool_use","session_id":"s","total_cost_usd":0.5,"usage":{"input_tokens":200,"output_tokens":14},"permission_denials":[],"terminal_reason":"max_turns","errors":["Reached maximum number of turns (1)"]})j"},
+        1);
+    CHECK(r.failed_in_output);
+    CHECK(r.error == "Reached maximum number of turns (1)");
+    CHECK(r.retry == Retry::helps);
     CHECK(r.cost_usd == 0.5);
+}
+
+TEST_CASE("claude: a refused key is permanent, by its status") {
+    // Claude Code 2.1.197 against a server answering 401, CLAUDE_CODE_MAX_RETRIES=0.
+    const auto r = read_lines(
+        DialectKind::claude,
+        {R"j({"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":523,"error_status":401,"error":"authentication_failed","session_id":"s"})j",
+         R"j({"type":"assistant","message":{"id":"x","content":[{"type":"text","text":"Invalid API key · Fix external API key"}]},"error":"authentication_failed","session_id":"s"})j",
+         R"j({"type":"result","subtype":"success","is_error":true,"api_error_status":401,"duration_ms":1700,"num_turns":1,"result":"Invalid API key · Fix external API key","session_id":"s","total_cost_usd":0})j"},
+        1);
+    CHECK(r.error == "Invalid API key · Fix external API key");
+    CHECK(r.retry == Retry::futile);
+    CHECK_FALSE(signal_of(r));
 }
 
 TEST_CASE("codex: the last agent message, thread id and tokens") {

@@ -235,6 +235,15 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
                 const std::string_view chunk{buffer.data(), n};
                 write_all(log.get(), chunk);
                 capture_->feed(chunk);
+                if (!capture_->hopeless().empty() && stage_ == Stage::running && !exited_) {
+                    // The agent will not stop by itself: as at a timeout, TERM then KILL.
+                    stage_ = Stage::terminating;
+                    write_all(
+                        log.get(),
+                        "\n[board-daemon] stopping the agent: " + capture_->hopeless() + "\n");
+                    signal_group(pid_, SIGTERM);
+                    timer_.expires_after(spec.grace);
+                }
             }
             if (read_ec) break;
         }

@@ -193,3 +193,26 @@ TEST_CASE("interrupt stops the group gracefully, then by force") {
     CHECK_FALSE(out.timed_out);
     CHECK(std::chrono::steady_clock::now() - started < 5s);
 }
+
+TEST_CASE("an agent its dialect calls hopeless is stopped at once, with its own error") {
+    // Codex reconnects for ever while the model service refuses connections.
+    Scratch s;
+    LaunchSpec spec = shell(s,
+                            "echo '{\"type\":\"thread.started\",\"thread_id\":\"t\"}'; "
+                            "echo '{\"type\":\"error\",\"message\":\"Reconnecting... waiting for "
+                            "network (Connection failed: error sending request)\"}'; "
+                            "exec sleep 600");
+    spec.reader = board::make_output_reader(board::DialectKind::codex, {});
+    spec.timeout = std::chrono::minutes{5};
+    spec.grace = std::chrono::seconds{2};
+    const auto started = std::chrono::steady_clock::now();
+    const auto out = run_all({spec});
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds{30});
+    CHECK_FALSE(out[0].timed_out);
+    CHECK(out[0].exit_code != 0);
+    CHECK(out[0].output.report.error ==
+          "Reconnecting... waiting for network (Connection failed: error sending request)");
+    CHECK(out[0].output.report.retry == board::Retry::helps);
+    CHECK(read_file(s.dir / "run.log").find("[board-daemon] stopping the agent") !=
+          std::string::npos);
+}

@@ -697,6 +697,7 @@ private:
         request.writable = {work};
         request.max_steps = agent.max_steps;
         if (agent.resume) request.resume_session = ticket.last_session;
+        request.confined = confined(running.phase);
         LaunchPlan plan = plan_launch(agent.dialect, request);
 
         LaunchSpec spec;

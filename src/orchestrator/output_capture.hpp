@@ -35,6 +35,9 @@ public:
     /// The last thing the agent said or did, at most 200 bytes: for a live view.
     const std::string& last_line() const { return reader_->progress(); }
 
+    /// Why the run cannot succeed and must be stopped; empty while it may (OutputReader).
+    const std::string& hopeless() const { return reader_->hopeless(); }
+
 private:
     std::shared_ptr<OutputReader> reader_;
     std::size_t max_line_bytes_;

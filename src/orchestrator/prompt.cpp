@@ -156,8 +156,8 @@ std::string protocol_section(Status phase) {
     }
     out += "```\n\n";
     for (const auto& s : signal_help) {
-        out += "- " + std::string{s.name.substr(0, s.name.find(':'))} + ": " +
-               std::string{s.when} + "\n";
+        out += "- " + std::string{s.name.substr(0, s.name.find(':'))} + ": " + std::string{s.when} +
+               "\n";
     }
     out +=
         "\nThe last handoff signal counts (any but COMPLETE); with none, COMPLETE; with no "
