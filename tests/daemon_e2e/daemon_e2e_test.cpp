@@ -1,5 +1,7 @@
 // board-daemon end to end: real processes (daemon, CLI, fake agent) on temporary boards.
 
+#include "support/child_process.hpp"
+
 #include <board/codec.hpp>
 #include <board/event_log.hpp>
 
@@ -24,74 +26,16 @@
 #include <thread>
 #include <unistd.h>
 
-extern char** environ;  // NOLINT: POSIX
-
 using namespace board;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 namespace {
 
-std::string read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-void write_file(const fs::path& p, const std::string& text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-}
-
-/// A child process with stdout and stderr in files.
-struct Child {
-    pid_t pid = -1;
-    fs::path out, err;
-
-    /// Waits up to `limit`, then SIGKILLs. Returns the exit code (128+signal if killed).
-    int wait(std::chrono::milliseconds limit = 120s, rusage* usage = nullptr) {
-        const auto deadline = std::chrono::steady_clock::now() + limit;
-        int status = 0;
-        rusage local{};
-        for (;;) {
-            const pid_t r = ::wait4(pid, &status, WNOHANG, usage ? usage : &local);
-            if (r == pid) break;
-            if (std::chrono::steady_clock::now() > deadline) {
-                ::kill(pid, SIGKILL);
-                ::wait4(pid, &status, 0, usage ? usage : &local);
-                FAIL("process " << pid << " did not finish in time; stderr: " << read_file(err));
-            }
-            std::this_thread::sleep_for(5ms);
-        }
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    }
-
-    std::string stdout_text() const { return read_file(out); }
-
-    std::string stderr_text() const { return read_file(err); }
-};
-
-Child spawn(const std::vector<std::string>& argv,
-            const fs::path& out_dir,
-            const std::string& name) {
-    Child c;
-    c.out = out_dir / (name + ".out");
-    c.err = out_dir / (name + ".err");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(
-        &actions, 1, c.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(
-        &actions, 2, c.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    const int rc = ::posix_spawn(&c.pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    REQUIRE(rc == 0);
-    return c;
-}
+using board::testing::Child;
+using board::testing::read_file;
+using board::testing::spawn;
+using board::testing::write_file;
 
 struct BoardOptions {
     bool worktree = false;
