@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
+scripts/agent-clis.sh   # Claude Code and Codex from npm, for tests/real_agents
 
 step() { printf '\n== %s\n' "$*"; }
 

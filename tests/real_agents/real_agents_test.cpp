@@ -314,6 +314,9 @@ TEST_CASE("a model service refusing connections reaches a person within 60 s") {
         {id}, [](const Ticket& t) { return t.awaiting == Awaiting::escalation; }, 90s));
     const auto took = std::chrono::steady_clock::now() - started;
     repo.stop(daemon);
+    WARN(program << ": escalated " << std::chrono::duration<double>(took).count()
+                 << " s after the daemon started, after " << repo.finished_runs(id).size()
+                 << " run(s)");
     CHECK(took < 60s);
     const std::string notes = notes_of(repo.ticket(id));
     INFO(notes);
