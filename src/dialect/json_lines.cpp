@@ -91,7 +91,10 @@ std::string one_line(std::string_view text) {
 
 void PlainLines::note(std::string_view line) {
     const auto shown = trim(line);
-    if (!shown.empty()) last_ = one_line(shown);
+    if (shown.empty()) return;
+    last_ = one_line(shown);
+    const auto head = shown.substr(0, 5);
+    if (head == "error" || head == "Error" || head == "ERROR") last_error_ = last_;
 }
 
 void settle_error(AgentReport& report,

@@ -54,16 +54,18 @@ private:
 /// most 1000 bytes on a UTF-8 boundary.
 std::string one_line(std::string_view text);
 
-/// The last line printed outside the JSON stream (a usage error, a stack trace's message):
-/// the error to report when the structured output names none.
+/// The line printed outside the JSON stream that best says what went wrong (a usage error, a
+/// stack trace's message): the last line that starts with `error`, else the last line. A usage
+/// message ends with help text (`For more information, try '--help'.`), not with the error.
 class PlainLines {
 public:
     void note(std::string_view line);
 
-    const std::string& last() const { return last_; }
+    const std::string& last() const { return last_error_.empty() ? last_ : last_error_; }
 
 private:
     std::string last_;
+    std::string last_error_;
 };
 
 /// The shared end of a structured reader: the error text and whether retrying helps, from

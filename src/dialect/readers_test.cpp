@@ -187,3 +187,18 @@ TEST_CASE("generic: the last line printed is the error of a failed run") {
     CHECK(r.retry == Retry::futile);
     CHECK(read_lines(DialectKind::generic, {"fine"}, 0).error.empty());
 }
+
+TEST_CASE("a usage message: the error line, not the help text after it") {
+    // codex 0.169 given an unknown option (exit 2).
+    const auto r = read_lines(DialectKind::codex,
+                              {"error: unexpected argument '--frobnicate' found",
+                               "",
+                               "  tip: to pass '--frobnicate' as a value, use '-- --frobnicate'",
+                               "",
+                               "Usage: codex exec [OPTIONS] [PROMPT]",
+                               "",
+                               "For more information, try '--help'."},
+                              2);
+    CHECK(r.error == "error: unexpected argument '--frobnicate' found");
+    CHECK(r.retry == Retry::futile);
+}

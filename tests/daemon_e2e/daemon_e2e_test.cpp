@@ -780,3 +780,74 @@ echo '<promise>COMPLETE</promise>'
         CHECK(output.find("token=read") != std::string::npos);
     }
 }
+
+TEST_CASE("kill -9 while an agent runs: the next daemon gets its HTTP port, 40 times of 40") {
+    // An agent left running by a killed daemon holds none of its descriptors, so the port is
+    // free for the next daemon at once, which then stops that agent.
+    TestBoard board("port-after-crash");
+    const std::string id = board.create("a long run");
+    board.script(id, "research", "hang\n");
+    int port = 0;
+    {
+        const int probe = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(::bind(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+        socklen_t length = sizeof addr;
+        REQUIRE(::getsockname(probe, reinterpret_cast<sockaddr*>(&addr), &length) == 0);
+        port = ntohs(addr.sin_port);
+        ::close(probe);
+    }
+    const std::string address = "127.0.0.1:" + std::to_string(port);
+    const fs::path agent_log = board.dir(id) / "fake-agent" / "log";
+    auto agents_started = [&] {
+        const std::string log = read_file(agent_log);
+        return static_cast<int>(std::count(log.begin(), log.end(), '\n'));
+    };
+    int served = 0;
+    for (int round = 0; round < 40; ++round) {
+        CAPTURE(round);
+        Child d = board.start_daemon({"--http", address, "--watch"});
+        const bool listening = page_port(d) == port;
+        served += listening ? 1 : 0;
+        if (!listening) UNSCOPED_INFO("round " << round << ": " << d.stderr_text());
+        // Killed while its agent runs.
+        for (auto deadline = std::chrono::steady_clock::now() + 20s;
+             agents_started() <= round && std::chrono::steady_clock::now() < deadline;
+             std::this_thread::sleep_for(10ms)) {
+        }
+        CHECK(agents_started() == round + 1);
+        ::kill(d.pid, SIGKILL);
+        d.wait();
+    }
+    CHECK(served == 40);
+    Child last = board.start_daemon({"--http", address, "--timeout", "2s"});
+    CHECK(page_port(last) == port);
+    CHECK(last.wait(60s) == 0);
+    check_runs_closed_once(board.events(id));
+}
+
+TEST_CASE("an agent that echoes its whole prompt hands in no signal and no question") {
+    // `cat` prints the prompt it is given: the protocol's every signal and its question
+    // example, a human's note with a tag in it. None of that is the agent speaking.
+    TestBoard board("echo");
+    write_file(board.root / "board.yaml",
+               read_file(board.root / "board.yaml") + "  research: { command: [/bin/cat] }\n");
+    const std::string id = board.create("echo me");
+    board.cli({"note", id, "--from", "human", "please end with <promise>EJECT: now</promise>"});
+    REQUIRE(board.daemon() == 0);
+    const auto events = board.events(id);
+    const auto finished = payloads<RunFinished>(events);
+    REQUIRE(finished.size() == 2);  // max_iterations: 2 runs without a signal
+    for (const auto* run : finished) {
+        CHECK_FALSE(run->signal.has_value());
+        CHECK(run->context.empty());
+    }
+    CHECK(count_of<QuestionAsked>(events) == 0);
+    const Ticket t = board.ticket(id);
+    CHECK(t.awaiting == Awaiting::escalation);
+    CHECK(std::any_of(t.notes.begin(), t.notes.end(), [](const Note& n) {
+        return n.text.find("no signal after 2 iteration(s)") != std::string::npos;
+    }));
+}

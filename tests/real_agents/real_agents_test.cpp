@@ -354,3 +354,30 @@ TEST_CASE("a refused credential escalates after one attempt, in the CLI's own wo
     CHECK(notes.find(runs[0].error) != std::string::npos);
     CHECK(notes.find("retrying cannot fix") != std::string::npos);
 }
+
+TEST_CASE("a usage error escalates after one attempt, in the CLI's own words") {
+    const std::string program = GENERATE(as<std::string>{}, "claude", "codex");
+    CAPTURE(program);
+    if (!installed(program)) return;
+    ModelStandin model;
+    Repo repo;
+    std::string yaml = read_file(repo.root / "board.yaml");
+    const std::string line = "    command: [claude]";
+    yaml.replace(yaml.find(line), line.size(), "    command: [" + program + ", --frobnicate]");
+    write_file(repo.root / "board.yaml", yaml);
+    if (program == "codex") configure_codex(repo, model.port());
+    const std::string id = repo.create("Retry uploads");
+    Child daemon =
+        repo.daemon({"ANTHROPIC_BASE_URL=http://127.0.0.1:" + std::to_string(model.port()),
+                     "ANTHROPIC_API_KEY=sk-ant-test",
+                     "OPENAI_API_KEY=sk-test"});
+    INFO(daemon.stderr_text());
+    REQUIRE(repo.wait_all(
+        {id}, [](const Ticket& t) { return t.awaiting == Awaiting::escalation; }, 120s));
+    repo.stop(daemon);
+    const auto runs = repo.finished_runs(id);
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].permanent);
+    CHECK(runs[0].error.find("--frobnicate") != std::string::npos);
+    INFO(runs[0].error);
+}
