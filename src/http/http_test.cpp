@@ -615,8 +615,10 @@ TEST_CASE("on loopback every write needs the token, reads do not", "[http][secur
     }
     CHECK(get(port, "/api/tickets/" + a + "/events").json().as_array().size() == before);
     CHECK(get(port, "/api/tickets").status == 200);
-    CHECK(post(port, "/api/tickets/" + a + "/approve", "{}", {{"Cookie", "board_token=" + token},
-                                                              {"Authorization", ""}})
+    CHECK(post(port,
+               "/api/tickets/" + a + "/approve",
+               "{}",
+               {{"Cookie", "board_token=" + token}, {"Authorization", ""}})
               .status == 200);
 }
 

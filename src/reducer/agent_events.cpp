@@ -82,8 +82,9 @@ void apply_signal(Ticket& t, const RunFinished& r, const RunPolicy& policy, Unix
                  " signalled COMPLETE but ",
                  artifact,
                  " is not recorded complete: ",
-                 written ? cat({"its front matter does not say status: complete"})
-                         : cat({"the agent wrote no ", artifact, " file (could it write there?)"})}),
+                 written
+                     ? cat({"its front matter does not say status: complete"})
+                     : cat({"the agent wrote no ", artifact, " file (could it write there?)"})}),
             policy.max_attempts,
             at);
         return;

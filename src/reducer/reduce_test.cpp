@@ -239,8 +239,7 @@ TEST_CASE("failed runs are retried until max_attempts, then escalate with the er
     CHECK(has_note_containing(t, row.note));
 }
 
-TEST_CASE("a permanent failure escalates at once with the agent's own error",
-          "[reducer][budget]") {
+TEST_CASE("a permanent failure escalates at once with the agent's own error", "[reducer][budget]") {
     RunPolicy policy;
     policy.max_attempts = 3;
     Log log{ticket_in(Status::research)};

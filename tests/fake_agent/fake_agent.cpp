@@ -52,13 +52,13 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
-#include <dirent.h>
 #include <sys/file.h>
 #include <thread>
 #include <unistd.h>
@@ -378,8 +378,8 @@ int run_fake_agent() {
                 "ticket=" + run.ticket + " phase=" + run.phase + " board_run=" + run.board_run +
                     " n=" + std::to_string(run.number) + " pid=" + std::to_string(::getpid()) +
                     " pgid=" + std::to_string(::getpgrp()) + " fds=" + started_with +
-                    " prompt_bytes=" +
-                    std::to_string(prompt_bytes) + " cwd=" + fs::current_path().string());
+                    " prompt_bytes=" + std::to_string(prompt_bytes) +
+                    " cwd=" + fs::current_path().string());
 
     for (const auto& action : actions) {
         if (const auto status = carry_out(action, run, actions)) return *status;
