@@ -243,6 +243,11 @@ std::optional<std::string> read_confined(const fs::path& ticket_dir,
         error = file + " is not a regular file";
         return std::nullopt;
     }
+    if (st.st_nlink > 1) {
+        // Another name for the same file may be anywhere (a hard link to a secret).
+        error = file + " has other hard links: not read";
+        return std::nullopt;
+    }
     if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
         error = file + " is larger than " + std::to_string(max_bytes) + " bytes";
         return std::nullopt;

@@ -51,7 +51,8 @@ bool host_is_loopback(std::string_view host_header);
 bool is_valid_artifact_name(std::string_view name);
 
 /// Reads `ticket_dir/name` without following a symlink at either step (the ticket folder or
-/// the file) and only if it is a regular file of at most `max_bytes`. The error is one
+/// the file) and only if it is a regular file with no other hard link, of at most
+/// `max_bytes`. The error is one
 /// sentence; `missing` distinguishes "no such file" (404) from the rest.
 std::optional<std::string> read_confined(const std::filesystem::path& ticket_dir,
                                          std::string_view name,

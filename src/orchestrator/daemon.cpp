@@ -1,5 +1,6 @@
 #include "orchestrator/daemon.hpp"
 
+#include "http/security.hpp"
 #include "orchestrator/agent_process.hpp"
 #include "orchestrator/notifier.hpp"
 #include "orchestrator/preflight.hpp"
@@ -838,23 +839,32 @@ private:
                          const fs::path& dir,
                          const fs::path& work,
                          const std::string& artifact_name) {
-        std::error_code ec;
-        if (!artifact_name.empty() && fs::is_regular_file(work / artifact_name, ec)) {
-            const std::string drafted = read_small_file(work / artifact_name, 64u << 20);
-            if (drafted != read_small_file(dir / artifact_name, 64u << 20)) {
-                if (auto problem = write_file_atomically(dir / artifact_name, drafted);
-                    !problem.empty())
-                    record.artifact_error = "could not save the artifact: " + problem;
+        // The run folder is the agent's: a name there may be a link to anything. Only a
+        // regular file with no other name is taken (read_confined), never followed.
+        bool missing = false;
+        std::string problem;
+        if (!artifact_name.empty()) {
+            const auto drafted =
+                http::read_confined(work, artifact_name, 64u << 20, missing, problem);
+            if (drafted && *drafted != read_small_file(dir / artifact_name, 64u << 20)) {
+                if (auto failed = write_file_atomically(dir / artifact_name, *drafted);
+                    !failed.empty())
+                    record.artifact_error = "could not save the artifact: " + failed;
+            } else if (!drafted && !missing) {
+                record.artifact_error = "the draft was not taken: " + problem;
             }
         }
-        read_agent_notes(record, work / "notes.jsonl");
+        if (const auto notes = http::read_confined(work, "notes.jsonl", 1u << 20, missing, problem))
+            read_agent_notes(record, *notes);
+        else if (!missing)
+            record.output.report.warnings.push_back("notes.jsonl was not read: " + problem);
         read_artifact_into(record, dir, artifact_name);
     }
 
     /// `board note` inside a run leaves the agent's notes in its run folder (the log is not
     /// the agent's to write): one JSON object per line, `{"text": ...}`.
-    static void read_agent_notes(RunRecord& record, const fs::path& file) {
-        std::ifstream in(file, std::ios::binary);
+    static void read_agent_notes(RunRecord& record, const std::string& file_text) {
+        std::istringstream in(file_text);
         std::string line;
         for (int number = 1; std::getline(in, line); ++number) {
             if (line.empty()) continue;
@@ -866,8 +876,8 @@ private:
                 record.agent_notes.emplace_back(text->get_string());
             } else {
                 record.output.report.warnings.push_back(
-                    fmt::format("{} line {}: not a note (expected {{\"text\": ...}}); ignored",
-                                file.filename().string(),
+                    fmt::format("notes.jsonl line {}: not a note (expected {{\"text\": ...}}); "
+                                "ignored",
                                 number));
             }
             if (record.agent_notes.size() >= 100) break;

@@ -851,3 +851,33 @@ TEST_CASE("an agent that echoes its whole prompt hands in no signal and no quest
         return n.text.find("no signal after 2 iteration(s)") != std::string::npos;
     }));
 }
+
+TEST_CASE("a draft that is a link is not followed: the token stays secret") {
+    // A confined agent cannot read the token, but it can leave a symbolic link to it where
+    // its artifact should be; the daemon must not read it for the agent.
+    BoardOptions o;
+    o.sandbox = "landlock";
+    TestBoard board("draft-link", o);
+    write_file(board.root / "agent.sh",
+               "#!/bin/bash\nln -sf \"$BOARD_DIR/.board/http-token\" \"$BOARD_ARTIFACT\"\n"
+               "echo '<promise>COMPLETE</promise>'\n");
+    write_file(board.root / "board.yaml",
+               read_file(board.root / "board.yaml") + "  research: { command: [/bin/bash, " +
+                   (board.root / "agent.sh").string() + "] }\n");
+    Child daemon = board.start_daemon({"--http", "127.0.0.1:0", "--watch", "--timeout", "60s"});
+    REQUIRE(page_port(daemon) > 0);
+    const std::string token = read_file(board.root / ".board" / "http-token");
+    REQUIRE(token.size() >= 64);
+    const std::string id = board.create("leak the token");
+    for (auto deadline = std::chrono::steady_clock::now() + 30s;
+         count_of<RunFinished>(board.events(id)) == 0 &&
+         std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(20ms)) {
+    }
+    ::kill(daemon.pid, SIGTERM);
+    CHECK(daemon.wait(30s) == 0);
+    CHECK_FALSE(fs::exists(board.dir(id) / "research.md"));
+    const std::string log = read_file(board.dir(id) / "events.jsonl");
+    CHECK(log.find(token.substr(0, 32)) == std::string::npos);
+    CHECK(log.find("the draft was not taken: research.md is a symbolic link") != std::string::npos);
+}
