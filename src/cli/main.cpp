@@ -3,6 +3,7 @@
 // codes: 0 done, 1 refused, unknown id or nothing next, 2 usage, 3 storage.
 
 #include "cli/commands.hpp"
+#include "cli/doctor.hpp"
 #include "cli/history.hpp"
 #include "cli/import_ticks.hpp"
 #include "cli/render.hpp"
@@ -252,6 +253,35 @@ int run_show(const Options& options, const std::string& id) {
     return 0;
 }
 
+int run_doctor(const Options& options) {
+    const auto board_dir = find_board(options);
+    if (!board_dir)
+        return fail(ExitCode::usage,
+                    "doctor",
+                    "no board here (no board.yaml above this folder); use --board DIR");
+    const auto checks = board::cli::check_board(*board_dir);
+    bool failed = false;
+    boost::json::array out;
+    for (const auto& c : checks) {
+        using V = board::cli::DoctorCheck::Verdict;
+        failed = failed || c.verdict == V::failure;
+        const std::string_view word = c.verdict == V::ok        ? "ok"
+                                      : c.verdict == V::warning ? "warning"
+                                                                : "FAIL";
+        if (options.json) {
+            out.push_back(
+                boost::json::object{{"check", c.topic}, {"verdict", word}, {"detail", c.detail}});
+        } else {
+            std::cout << fmt::format("{:<8} {}: {}\n",
+                                     word,
+                                     board::cli::printable(c.topic),
+                                     board::cli::printable(c.detail));
+        }
+    }
+    if (options.json) std::cout << boost::json::serialize(out) << '\n';
+    return failed ? 1 : 0;
+}
+
 int run_verify(const Options& options, const std::vector<std::string>& requested) {
     const auto board_dir = find_board(options);
     if (!board_dir)
@@ -444,10 +474,10 @@ complete -F _board board
 /// built (CLI11 builds every option of every subcommand up front, which was a quarter of a
 /// `board show`). Parsing, errors and `COMMAND --help` are the same, as the invoked command is
 /// built exactly as before.
-constexpr std::array<std::string_view, 21> lazy_commands{
-    "log",    "replay", "show",    "verify", "init",   "create", "list",
-    "next",   "ready",  "approve", "reject", "note",   "answer", "questions",
-    "update", "start",  "move",    "cancel", "reopen", "fork",   "import-ticks"};
+constexpr std::array<std::string_view, 22> lazy_commands{
+    "log",   "replay",  "show",   "verify", "init",         "create",    "list",   "next",
+    "ready", "approve", "reject", "note",   "answer",       "questions", "update", "start",
+    "move",  "cancel",  "reopen", "fork",   "import-ticks", "doctor"};
 
 /// The command `argv` invokes, if it is one of lazy_commands and nothing before it asks for
 /// the whole table; else empty: build every command. Before the command only the global
@@ -570,6 +600,13 @@ int run(int argc, char** argv) {
                                     "artifacts unchanged; exit 0 only if all hold");
         verify->add_option("ID", verify_ids, "ticket ids (default: every ticket)");
         verify->footer("Examples:\n  board verify\n  board verify PROJ-3 PROJ-4 --json");
+    }
+    CLI::App* doctor = nullptr;
+    if (wanted("doctor")) {
+        doctor = app.add_subcommand("doctor",
+                                    "can the agents run here? programs, credentials, git, "
+                                    "folders, sandbox; exit 0 unless something fails");
+        doctor->footer("Examples:\n  board doctor\n  board doctor --json");
     }
     std::string init_dir = ".";
     std::string prefix = "PROJ";
@@ -850,9 +887,9 @@ int run(int argc, char** argv) {
             "  source <(board completion bash)");
     }
 
-    for (auto* sub :
-         {log,  replay, show,      verify, create, init, list,   next,   ready, approve,     reject,
-          note, answer, questions, update, start,  move, cancel, reopen, fork,  import_ticks})
+    for (auto* sub : {log,   replay,  show,   verify, create,       init,      list,   next,
+                      ready, approve, reject, note,   answer,       questions, update, start,
+                      move,  cancel,  reopen, fork,   import_ticks, doctor})
         add_common(sub, options);
 
     try {
@@ -890,6 +927,7 @@ int run(int argc, char** argv) {
     if (parsed(log)) return run_log(options, id);
     if (parsed(show)) return run_show(options, id);
     if (parsed(verify)) return run_verify(options, verify_ids);
+    if (parsed(doctor)) return run_doctor(options);
     if (parsed(replay)) return run_replay(options, id, until, diff);
 
     // Everything below works on a board.

@@ -951,3 +951,28 @@ TEST_CASE("import-ticks: other files in issues/ are reported, a misnamed tick is
     CHECK_THAT(misnamed.err, Catch::Contains("x2.json: field \"id\": \"x3\" does not match"));
     CHECK(ticket_folders(other) == 0);
 }
+
+TEST_CASE("doctor: a missing agent fails, a board that can run passes", "[e2e][doctor]") {
+    TempBoard b;
+    const fs::path yaml = b.root() / "board.yaml";
+    // board init's Claude Code, with no `claude` on PATH and no git repository.
+    auto ran = b.board({"doctor"}, {"PATH=/nonexistent"});
+    CHECK(ran.exit_code == 1);
+    CHECK(ran.out.find("FAIL     agent claude (research, planning, implementing, review): "
+                       "`claude` was not found on PATH") != std::string::npos);
+    CHECK(ran.out.find("FAIL     git: implementing runs in a git worktree") != std::string::npos);
+    INFO(ran.out);
+
+    // A program of the text protocol, no worktree: everything holds.
+    std::ofstream(yaml, std::ios::trunc)
+        << "prefix: P\nagents:\n  default: { command: [/bin/true] }\n"
+           "  implementing: { worktree: false }\n";
+    ran = b.board({"doctor", "--json"});
+    INFO(ran.out << ran.err);
+    CHECK(ran.exit_code == 0);
+    const auto checks = boost::json::parse(ran.out).as_array();
+    REQUIRE(checks.size() >= 3);
+    CHECK(checks[1].at("check").as_string() ==
+          "agent /bin/true (research, planning, implementing, review)");
+    CHECK(checks[1].at("verdict").as_string() == "ok");
+}
