@@ -43,8 +43,8 @@ DialectKind dialect_of_command(const std::vector<std::string>& command);
 struct LaunchRequest {
     std::vector<std::string> command;  ///< board.yaml's argv, never empty
     Status phase = Status::research;
-    /// Folders the phase may write besides its working directory: the ticket's folder (its
-    /// artifact) for every phase. Absolute.
+    /// Folders the phase may write besides its working directory: the run folder (where its
+    /// artifact is drafted) for every phase. Absolute.
     std::vector<std::filesystem::path> writable;
     int max_steps = 15;
     std::string resume_session;  ///< non-empty: continue this session of the agent

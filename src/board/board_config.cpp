@@ -567,11 +567,12 @@ daemon:
 # The dialect (auto: by the program's name) adds what each agent CLI needs to finish a
 # phase unattended, unless the command sets it already (docs/agents.md):
 #   claude   -p --output-format stream-json --verbose --permission-mode acceptEdits
-#            --add-dir <the ticket's folder> --max-turns <max_steps> [--resume <session>]
-#   codex    exec --json --sandbox workspace-write --skip-git-repo-check
-#            --add-dir <the ticket's folder> [resume <session>] -
+#            --add-dir <the run folder> --max-turns <max_steps> [--resume <session>]
+#   codex    exec --json --skip-git-repo-check --sandbox workspace-write (danger-full-access
+#            when Landlock confines it: Codex's own sandbox cannot run inside it)
+#            --add-dir <the run folder> [resume <session>] -
 #   gemini   --output-format stream-json --approval-mode auto_edit
-#            --include-directories <the ticket's folder>
+#            --include-directories <the run folder>
 #   generic  nothing: any program that prints <promise>SIGNAL</promise> as its last word
 agents:
   default:

@@ -215,15 +215,25 @@ std::vector<std::string> version_command(DialectKind kind,
 }
 
 Retry classify_error(std::string_view error_text) {
-    // Matched case-insensitively, as substrings. A credential or a command line that is
-    // wrong stays wrong however often the run is retried.
-    static constexpr std::array<std::string_view, 19> futile{
-        "401",
-        "403",
+    // Matched case-insensitively, as substrings, each phrase specific enough that a port, a
+    // request id or a line of test output does not match it. A credential or a command line
+    // that is wrong stays wrong however often the run is retried.
+    static constexpr std::array<std::string_view, 28> futile{
+        "status 401",
+        "status: 401",
+        "status 403",
+        "status: 403",
+        "401 unauthorized",
+        "403 forbidden",
+        "http 401",
+        "http 403",
+        "error: 401",
+        "error: 403",
+        "(401)",
+        "(403)",
         "authentication_error",
         "authentication failed",
-        "unauthorized",
-        "forbidden",
+        "authentication_failed",
         "permission_error",
         "invalid api key",
         "invalid x-api-key",
@@ -234,11 +244,12 @@ Retry classify_error(std::string_view error_text) {
         "unknown option",
         "unexpected argument",
         "unrecognized argument",
-        "invalid value",
+        "error: invalid value",
         "was not found on path",
-        "usage:",
+        "missing environment variable",
     };
     const std::string text = lower(error_text);
+    if (text.starts_with("usage:")) return Retry::futile;
     const bool permanent = std::any_of(futile.begin(), futile.end(), [&](std::string_view p) {
         return text.find(p) != std::string::npos;
     });

@@ -125,4 +125,11 @@ TEST_CASE("errors retrying cannot fix are told from transient ones") {
     CHECK(classify_error("API Error: 529 overloaded") == Retry::helps);
     CHECK(classify_error("stream disconnected before completion") == Retry::helps);
     CHECK(classify_error("") == Retry::helps);
+    CHECK(classify_error("unexpected status 401 Unauthorized: invalid x-api-key, url: "
+                         "http://127.0.0.1:40123/v1/responses") == Retry::futile);
+    CHECK(classify_error("Missing environment variable: `OPENAI_API_KEY`.") == Retry::futile);
+    // Numbers that are not statuses, words that are not errors.
+    CHECK(classify_error("connect ECONNREFUSED 127.0.0.1:40123") == Retry::helps);
+    CHECK(classify_error("request req_401abc failed: 503") == Retry::helps);
+    CHECK(classify_error("Memory usage: 403 MB; FAIL test_upload") == Retry::helps);
 }

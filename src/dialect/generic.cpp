@@ -85,7 +85,7 @@ public:
             echoing_ = false;
             flush(emit);
         }
-        if (const auto it = positions_.find(std::string{key}); it != positions_.end()) {
+        if (const auto it = positions_.find(key); it != positions_.end()) {
             at_ = it->second;
             held_.emplace_back(line);
             return;
@@ -104,7 +104,17 @@ public:
 
 private:
     std::vector<std::string> lines_;
-    std::unordered_map<std::string, std::vector<std::size_t>> positions_;
+
+    /// Looked up by string_view: no string is made per output line.
+    struct Hash {
+        using is_transparent = void;
+
+        std::size_t operator()(std::string_view s) const {
+            return std::hash<std::string_view>{}(s);
+        }
+    };
+
+    std::unordered_map<std::string, std::vector<std::size_t>, Hash, std::equal_to<>> positions_;
     std::vector<std::size_t> at_;    ///< where in the prompt the current run may be
     std::vector<std::string> held_;  ///< a run not yet long enough to call an echo
     bool echoing_ = false;

@@ -64,7 +64,8 @@ std::int64_t count_at(const json::object& o, std::string_view key) {
 
 void FinalMessage::append(std::string_view text) {
     text_.append(text);
-    if (text_.size() > max_bytes) {
+    // Trimmed only at twice the cap, so many small appends past it stay linear.
+    if (text_.size() > 2 * max_bytes) {
         std::size_t cut = text_.size() - max_bytes;
         while (cut < text_.size() && (static_cast<unsigned char>(text_[cut]) & 0xC0U) == 0x80U)
             ++cut;
@@ -74,6 +75,13 @@ void FinalMessage::append(std::string_view text) {
 }
 
 void FinalMessage::into(AgentReport& report) {
+    if (text_.size() > max_bytes) {
+        std::size_t cut = text_.size() - max_bytes;
+        while (cut < text_.size() && (static_cast<unsigned char>(text_[cut]) & 0xC0U) == 0x80U)
+            ++cut;
+        text_.erase(0, cut);
+        cut_ = true;
+    }
     if (cut_) {
         report.warnings.push_back("the agent's final message was longer than " +
                                   std::to_string(max_bytes >> 20) + " MB; only its end was read");
@@ -90,11 +98,15 @@ std::string one_line(std::string_view text) {
 }
 
 void PlainLines::note(std::string_view line) {
+    // Called for every line of an agent that may print millions: the kept strings are
+    // reused, never made anew.
     const auto shown = trim(line);
     if (shown.empty()) return;
-    last_ = one_line(shown);
+    last_.assign(shown.substr(0, utf8_prefix(shown, 1000)));
+    for (char& c : last_)
+        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
     const auto head = shown.substr(0, 5);
-    if (head == "error" || head == "Error" || head == "ERROR") last_error_ = last_;
+    if (head == "error" || head == "Error" || head == "ERROR") last_error_.assign(last_);
 }
 
 void settle_error(AgentReport& report,

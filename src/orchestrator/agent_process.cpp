@@ -53,10 +53,11 @@ pid_t spawn_in_own_group(const std::filesystem::path& exe,
     ::sigemptyset(&no_signals);
     ::posix_spawnattr_setsigdefault(&attributes, &all_signals);
     ::posix_spawnattr_setsigmask(&attributes, &no_signals);
-    ::posix_spawnattr_setpgroup(&attributes, 0);
+    // A session of its own (so also a process group of its own, the session id): no
+    // controlling terminal, so an agent cannot push keystrokes into the person's shell.
     ::posix_spawnattr_setflags(
         &attributes,
-        static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK));
+        static_cast<short>(POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK));
     std::vector<char*> argv;
     for (const auto& a : spec.argv)
         argv.push_back(const_cast<char*>(a.c_str()));  // NOLINT: POSIX API
@@ -169,7 +170,7 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
     auto keep_alive = shared_from_this();
     ProcessOutcome out;
     const auto started = std::chrono::steady_clock::now();
-    capture_.emplace(spec.reader);
+    capture_.emplace(spec.reader, spec.max_line_bytes);
     auto finish = [&] {
         out.duration = std::chrono::duration_cast<std::chrono::milliseconds>(
             std::chrono::steady_clock::now() - started);

@@ -38,6 +38,9 @@ struct LaunchSpec {
     std::chrono::milliseconds grace{std::chrono::seconds{30}};
     /// Reads the output as it arrives (the agent's dialect); null: as plain text.
     std::shared_ptr<OutputReader> reader;
+    /// A longer output line reaches the reader in pieces: a JSON line then no longer parses,
+    /// so a structured dialect needs room for its largest event.
+    std::size_t max_line_bytes = 1u << 20;
 };
 
 struct ProcessOutcome {

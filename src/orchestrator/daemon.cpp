@@ -111,6 +111,19 @@ std::vector<AgentProcessFound> processes_with_a_board_run() {
     return found;
 }
 
+/// The `.git` folder of the repository holding `board_root` (the nearest one up), if it is a
+/// folder; empty otherwise (no repository, or a `.git` file this code does not follow).
+fs::path git_dir_of(const fs::path& board_root) {
+    std::error_code ec;
+    for (fs::path dir = fs::weakly_canonical(board_root, ec); !dir.empty();
+         dir = dir.parent_path()) {
+        if (fs::is_directory(dir / ".git", ec) && !fs::is_symlink(dir / ".git", ec))
+            return dir / ".git";
+        if (dir == dir.root_path()) break;
+    }
+    return {};
+}
+
 class Daemon {
 public:
     Daemon(const DaemonOptions& options,
@@ -124,6 +137,7 @@ public:
         , self_exe_(std::move(self_exe))
         , sandbox_problem_(std::move(sandbox_problem))
         , sandbox_ok_(sandbox_problem_.empty())
+        , repository_git_dir_(git_dir_of(options.board_root))
         , config_(config)
         , templates_(std::move(templates))
         , reporter_(options.output)
@@ -236,10 +250,12 @@ private:
             http_.reset();
             return 3;
         }
-        // On loopback the link with the token goes to the person's terminal every time: the
-        // page needs it to write, and the file it comes from is closed to agents.
+        // The link with the token goes to a person's terminal only, never into a log file or
+        // a journal an agent might read: on loopback at every start (the page needs it to
+        // write, and the file it comes from is closed to agents), elsewhere when it is new.
+        const bool terminal = ::isatty(STDOUT_FILENO) == 1;
         const bool loopback = http::is_loopback_host(options_.http->host);
-        if (http_->token().empty() || http_->token_generated() || loopback) {
+        if (http_->token().empty() || (terminal && (loopback || http_->token_generated()))) {
             reporter_.message("the board's page: " + http_->page_url());
             if (http_->token_generated() && !loopback)
                 reporter_.message(
@@ -248,7 +264,10 @@ private:
         } else {
             const auto at = http_->local_endpoint();
             reporter_.message(
-                fmt::format("the board's page: http://{}:{}/ (the token is in .board/http-token)",
+                fmt::format("the board's page: http://{}:{}/ (the token is in .board/http-token: "
+                            "open http://{}:{}/?token=<it> once)",
+                            at.address().to_string(),
+                            at.port(),
                             at.address().to_string(),
                             at.port()));
         }
@@ -704,6 +723,7 @@ private:
         LaunchSpec spec;
         spec.argv = std::move(plan.argv);
         spec.reader = make_output_reader(agent.dialect, prompt);
+        if (agent.dialect != DialectKind::generic) spec.max_line_bytes = 16u << 20;
         spec.env = {{"BOARD_TICKET", id},
                     {"BOARD_PHASE", std::string{to_string(running.phase)}},
                     {"BOARD_TICKET_DIR", dir.string()},
@@ -781,31 +801,31 @@ private:
                                 bool writes_cwd,
                                 LaunchSpec& spec) const {
         Confinement rules;
-        std::vector<fs::path> candidates{work, "/dev", "/var/tmp"};
+        std::vector<fs::path> candidates{work, "/var/tmp", "/dev/shm"};
+        for (const char* device :
+             {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"})
+            candidates.emplace_back(device);
         if (writes_cwd) {
             candidates.push_back(cwd);
-            // A worktree's `.git` file names .../.git/worktrees/<name>: commits write the
-            // repository's object store and refs.
-            const std::string link = read_small_file(cwd / ".git", 4096);
-            if (link.starts_with("gitdir: ")) {
-                fs::path gitdir{link.substr(8, link.find('\n') - 8)};
-                if (gitdir.parent_path().filename() == "worktrees")
-                    candidates.push_back(gitdir.parent_path().parent_path());
-            }
+            // Commits write the repository's object store and refs: the git folder of the
+            // board's own repository, found from the board, never from what the worktree
+            // (the agent's to write) says.
+            if (!repository_git_dir_.empty()) candidates.push_back(repository_git_dir_);
         }
+        // Each tool's own state, nothing broader (~/.local/bin and ~/.config would let an
+        // agent plant a program or a git hook that later runs unconfined).
         const char* home = std::getenv("HOME");
         if (home && *home) {
             for (const char* state : {".claude",
                                       ".claude.json",
                                       ".codex",
                                       ".gemini",
-                                      ".cache",
-                                      ".config",
-                                      ".local",
-                                      ".npm"})
+                                      ".npm",
+                                      ".cache/claude",
+                                      ".cache/codex"})
                 candidates.push_back(fs::path{home} / state);
         }
-        for (const char* var : {"CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CACHE_HOME"}) {
+        for (const char* var : {"CLAUDE_CONFIG_DIR", "CODEX_HOME"}) {
             if (const char* dir = std::getenv(var); dir && *dir) candidates.emplace_back(dir);
         }
         const fs::path tmp = fs::temp_directory_path();
@@ -826,9 +846,22 @@ private:
             fs::create_directories(own_tmp, ec);
             spec.env.emplace_back("TMPDIR", own_tmp.string());
         }
-        for (auto& c : candidates)
-            if (!holds_board(c) || c == work || (writes_cwd && c == cwd))
-                rules.writable.push_back(std::move(c));
+        // Inside the board only the run folder, the worktree and the repository's git folder;
+        // nothing that holds the board.
+        auto inside_board = [&](const fs::path& p) {
+            const fs::path real = fs::weakly_canonical(p, ec);
+            auto r = real.begin();
+            for (auto it = board.begin(); it != board.end() && !it->empty(); ++it, ++r)
+                if (r == real.end() || *r != *it) return false;
+            return true;
+        };
+        for (auto& c : candidates) {
+            if (!c.is_absolute()) continue;
+            const bool ours = c == work || (writes_cwd && (c == cwd || c == repository_git_dir_));
+            if (holds_board(c) && !ours) continue;
+            if (inside_board(c) && !ours) continue;
+            rules.writable.push_back(std::move(c));
+        }
         rules.hidden = {options_.board_root / ".board" / "http-token"};
         return rules;
     }
@@ -866,6 +899,7 @@ private:
     static void read_agent_notes(RunRecord& record, const std::string& file_text) {
         std::istringstream in(file_text);
         std::string line;
+        int bad = 0;
         for (int number = 1; std::getline(in, line); ++number) {
             if (line.empty()) continue;
             boost::system::error_code parse_error;
@@ -874,7 +908,7 @@ private:
             const auto* text = object ? object->if_contains("text") : nullptr;
             if (text && text->is_string() && !text->get_string().empty()) {
                 record.agent_notes.emplace_back(text->get_string());
-            } else {
+            } else if (++bad <= 20) {
                 record.output.report.warnings.push_back(
                     fmt::format("notes.jsonl line {}: not a note (expected {{\"text\": ...}}); "
                                 "ignored",
@@ -917,6 +951,10 @@ private:
         git.argv = {"git",
                     "-C",
                     options_.board_root.string(),
+                    "-c",
+                    "core.hooksPath=/dev/null",
+                    "-c",
+                    "core.fsmonitor=false",
                     "worktree",
                     "add",
                     "-B",
@@ -940,6 +978,10 @@ private:
             git.argv = {"git",
                         "-C",
                         options_.board_root.string(),
+                        "-c",
+                        "core.hooksPath=/dev/null",
+                        "-c",
+                        "core.fsmonitor=false",
                         "worktree",
                         "add",
                         path.string(),
@@ -1050,9 +1092,14 @@ private:
                                       config_.daemon.max_parallel,
                                       watching ? ", watching for changes" : ""));
         if (sandbox_ok_) {
-            reporter_.message(
-                "agents are confined with Landlock: they write only their run folder, "
-                "worktree, tool state and temp");
+            const int abi = landlock_abi();
+            reporter_.message(fmt::format(
+                "agents are confined with Landlock (ABI {}): they write only their run folder, "
+                "worktree, tool state and temp{}",
+                abi,
+                abi < 3 ? "; below ABI 3 an agent can still truncate a file it cannot write, a "
+                          "log among them (a kernel of 6.2 or later closes that)"
+                        : ""));
         } else if (std::any_of(all_statuses.begin(), all_statuses.end(), [&](Status p) {
                        const auto* a = config_.agent(p);
                        return a && a->sandbox == SandboxMode::automatic;
@@ -1129,9 +1176,10 @@ private:
 
     DaemonOptions options_;
     std::vector<AgentCheck> agents_;  ///< what the pre-flight found, for the first message
-    fs::path self_exe_;               ///< this binary: the launcher in confine mode
-    std::string sandbox_problem_;     ///< why agents cannot be confined; empty: they are
+    fs::path self_exe_;            ///< this binary: the launcher in confine mode
+    std::string sandbox_problem_;  ///< why agents cannot be confined; empty: they are
     bool sandbox_ok_ = false;
+    fs::path repository_git_dir_;  ///< the `.git` folder of the board's repository, if any
     BoardConfig config_;
     PromptTemplates templates_;
     Reporter reporter_;
@@ -1188,13 +1236,14 @@ int run_daemon(const DaemonOptions& options, const BoardConfig& config) {
     if (!all_there) return 2;
     // Confinement: probed once; `landlock` insists on it, `auto` uses it where it works.
     std::error_code ec;
-    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    // Through /proc/self/exe itself: a daemon whose binary was replaced since still launches.
+    const fs::path self = "/proc/self/exe";
     bool wanted = false;
     std::string sandbox_problem = "every phase has sandbox: none";
     for (const Status phase : all_statuses) {
         const auto* agent = config.agent(phase);
         if (!agent || agent->sandbox == SandboxMode::none) continue;
-        if (!wanted) sandbox_problem = ec ? "/proc/self/exe: " + ec.message() : probe_sandbox(self);
+        if (!wanted) sandbox_problem = probe_sandbox(self);
         wanted = true;
         if (agent->sandbox == SandboxMode::landlock && !sandbox_problem.empty()) {
             std::cerr << "board-daemon: agents." << to_string(phase)
