@@ -1176,8 +1176,8 @@ private:
 
     DaemonOptions options_;
     std::vector<AgentCheck> agents_;  ///< what the pre-flight found, for the first message
-    fs::path self_exe_;            ///< this binary: the launcher in confine mode
-    std::string sandbox_problem_;  ///< why agents cannot be confined; empty: they are
+    fs::path self_exe_;               ///< this binary: the launcher in confine mode
+    std::string sandbox_problem_;     ///< why agents cannot be confined; empty: they are
     bool sandbox_ok_ = false;
     fs::path repository_git_dir_;  ///< the `.git` folder of the board's repository, if any
     BoardConfig config_;
