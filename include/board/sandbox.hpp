@@ -27,6 +27,10 @@ struct Confinement {
     friend bool operator==(const Confinement&, const Confinement&) = default;
 };
 
+/// Whether `inner` is `outer` or beneath it, component by component (no file system access:
+/// give canonical paths).
+bool path_is_within(const std::filesystem::path& inner, const std::filesystem::path& outer);
+
 /// Confines the calling process (and its future children) for good. Returns an empty string
 /// on success, else why not (no Landlock, a syscall refused): one sentence.
 std::string confine_self(const Confinement& rules);

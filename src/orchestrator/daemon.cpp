@@ -832,11 +832,7 @@ private:
         std::error_code ec;
         const fs::path board = fs::weakly_canonical(options_.board_root, ec);
         auto holds_board = [&](const fs::path& p) {
-            const fs::path real = fs::weakly_canonical(p, ec);
-            auto b = board.begin();
-            for (auto it = real.begin(); it != real.end() && !it->empty(); ++it, ++b)
-                if (b == board.end() || *b != *it) return false;
-            return true;
+            return path_is_within(board, fs::weakly_canonical(p, ec));
         };
         if (!holds_board(tmp)) {
             candidates.push_back(tmp);
@@ -849,11 +845,7 @@ private:
         // Inside the board only the run folder, the worktree and the repository's git folder;
         // nothing that holds the board.
         auto inside_board = [&](const fs::path& p) {
-            const fs::path real = fs::weakly_canonical(p, ec);
-            auto r = real.begin();
-            for (auto it = board.begin(); it != board.end() && !it->empty(); ++it, ++r)
-                if (r == real.end() || *r != *it) return false;
-            return true;
+            return path_is_within(fs::weakly_canonical(p, ec), board);
         };
         for (auto& c : candidates) {
             if (!c.is_absolute()) continue;

@@ -92,21 +92,12 @@ private:
     Access handled_;
 };
 
-bool is_within(const fs::path& inner, const fs::path& outer) {
-    auto o = outer.begin();
-    auto i = inner.begin();
-    for (; o != outer.end() && !o->empty(); ++o, ++i) {
-        if (i == inner.end() || *i != *o) return false;
-    }
-    return true;
-}
-
 /// Reading: everything beneath `dir` except the hidden files, granted as few rules as it
 /// takes: a folder with nothing hidden beneath it is one rule; one that holds a hidden file
 /// is opened up into its entries.
 void grant_reading(Ruleset& rules, const fs::path& dir, const std::vector<fs::path>& hidden) {
     const bool holds_hidden = std::any_of(hidden.begin(), hidden.end(), [&](const fs::path& h) {
-        return h != dir && is_within(h, dir);
+        return h != dir && path_is_within(h, dir);
     });
     if (!holds_hidden) {
         rules.grant(dir, LANDLOCK_ACCESS_FS_READ_FILE);
@@ -132,6 +123,14 @@ fs::path real_or_as_is(const fs::path& p) {
 
 }  // namespace
 
+bool path_is_within(const fs::path& inner, const fs::path& outer) {
+    auto i = inner.begin();
+    for (auto o = outer.begin(); o != outer.end() && !o->empty(); ++o, ++i) {
+        if (i == inner.end() || *i != *o) return false;
+    }
+    return true;
+}
+
 int landlock_abi() {
     const long abi =
         ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
@@ -156,8 +155,8 @@ std::string confine_self(const Confinement& confinement) {
     for (const auto& w : confinement.writable) {
         const fs::path path = real_or_as_is(w);
         // Writing a folder that holds a hidden file would open it again: only its entries.
-        const bool holds_hidden =
-            std::any_of(hidden.begin(), hidden.end(), [&](auto& h) { return is_within(h, path); });
+        const bool holds_hidden = std::any_of(
+            hidden.begin(), hidden.end(), [&](auto& h) { return path_is_within(h, path); });
         if (holds_hidden) continue;
         rules.grant(path, write_rights | LANDLOCK_ACCESS_FS_READ_FILE);
     }

@@ -108,3 +108,12 @@ TEST_CASE("confined_argv puts the rules before the program") {
                                            "/usr/bin/claude",
                                            "-p"});
 }
+
+TEST_CASE("path_is_within compares whole components") {
+    CHECK(board::path_is_within("/a/b/c", "/a/b"));
+    CHECK(board::path_is_within("/a/b", "/a/b"));
+    CHECK(board::path_is_within("/a/b/", "/a/b"));
+    CHECK_FALSE(board::path_is_within("/a/bc", "/a/b"));
+    CHECK_FALSE(board::path_is_within("/a", "/a/b"));
+    CHECK(board::path_is_within("/anything", "/"));
+}
