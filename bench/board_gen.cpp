@@ -66,29 +66,40 @@ std::vector<Step> workflow(const std::string& id,
 
     int run = 0;
     auto run_id = [&] { return id + "-r" + std::to_string(++run); };
+    auto finished = [](std::string run_name,
+                       std::int64_t duration_ms,
+                       double cost_usd,
+                       std::string session,
+                       std::optional<Signal> signal,
+                       std::string context) {
+        RunFinished f;
+        f.run = std::move(run_name);
+        f.duration_ms = duration_ms;
+        f.cost_usd = cost_usd;
+        f.session = std::move(session);
+        f.signal = signal;
+        f.context = std::move(context);
+        return f;
+    };
     auto phase_run = [&](Status phase, ArtifactKind kind, const char* path, bool iterate) {
         const std::string first = run_id();
         steps.push_back({system, RunStarted{first, phase, 1, 1, policy.run_policy(phase)}});
         if (iterate) {
             ArtifactRecorded draft{kind, path, ArtifactStatus::in_progress, "draft", "", {}};
             steps.push_back({agent(phase), draft});
-            RunFinished one{first, 0, false, "", 60'000, 0.12, "s1", std::nullopt, ""};
+            RunFinished one = finished(first, 60'000, 0.12, "s1", std::nullopt, "");
             steps.push_back({system, one});
             const std::string second = run_id();
             steps.push_back({system, RunStarted{second, phase, 1, 2, policy.run_policy(phase)}});
             ArtifactRecorded done{kind, path, ArtifactStatus::complete, "done", "", {}};
             steps.push_back({agent(phase), done});
             steps.push_back(
-                {system,
-                 RunFinished{
-                     second, 0, false, "", 90'000, 0.2, "s2", Signal::complete, "phase complete"}});
+                {system, finished(second, 90'000, 0.2, "s2", Signal::complete, "phase complete")});
         } else {
             ArtifactRecorded done{kind, path, ArtifactStatus::complete, "done", "", {}};
             steps.push_back({agent(phase), done});
             steps.push_back(
-                {system,
-                 RunFinished{
-                     first, 0, false, "", 90'000, 0.2, "s3", Signal::complete, "phase complete"}});
+                {system, finished(first, 90'000, 0.2, "s3", Signal::complete, "phase complete")});
         }
     };
     phase_run(Status::research, ArtifactKind::research, "research.md", true);
