@@ -324,10 +324,6 @@ async function refresh() {
     do {
       again = false;
       const view = $('#view');
-      // Keep what a person is typing across a live re-render.
-      const typed = {};
-      view.querySelectorAll('[data-key]').forEach((n) => { if (n.value) typed[n.dataset.key] = n.value; });
-      const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
       const hash = location.hash || '#/';
       let parts;
       try {
@@ -337,6 +333,11 @@ async function refresh() {
         parts = [el('p', { class: 'muted' }, e.message)];
         if (e.status === 401) flash(e.message, true);
       }
+      // Keep what a person is typing across a live re-render: read only now, after the
+      // fetch, so that what was typed while it was under way is kept too.
+      const typed = {};
+      view.querySelectorAll('[data-key]').forEach((n) => { if (n.value) typed[n.dataset.key] = n.value; });
+      const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
       view.replaceChildren(...parts);
       view.querySelectorAll('[data-key]').forEach((n) => {
         if (typed[n.dataset.key] !== undefined) n.value = typed[n.dataset.key];
