@@ -17,14 +17,6 @@
 namespace board::dialect_detail {
 namespace {
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
-
 bool is_fence_line(std::string_view line) {
     std::size_t i = 0;
     while (i < line.size() && i < 3 && line[i] == ' ') ++i;

@@ -9,8 +9,6 @@ namespace board::dialect_detail {
 
 namespace json = boost::json;
 
-namespace {
-
 std::string_view trim(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
         s.remove_prefix(1);
@@ -18,6 +16,8 @@ std::string_view trim(std::string_view s) {
         s.remove_suffix(1);
     return s;
 }
+
+namespace {
 
 /// How many bytes of `text`, at most `limit`, end on a UTF-8 boundary.
 std::size_t utf8_prefix(std::string_view text, std::size_t limit) {

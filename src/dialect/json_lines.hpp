@@ -15,6 +15,9 @@
 
 namespace board::dialect_detail {
 
+/// `s` without spaces, tabs and carriage returns at either end.
+std::string_view trim(std::string_view s);
+
 /// `line` as a JSON object with a string `type`, if it is one.
 std::optional<boost::json::object> parse_event(std::string_view line);
 
