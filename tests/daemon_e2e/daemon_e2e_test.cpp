@@ -199,6 +199,17 @@ int page_port(const Child& daemon) {
     return 0;
 }
 
+/// Waits (30 s at most) until `id` has a finished run, then stops the daemon with SIGTERM.
+void stop_after_first_run(TestBoard& board, const std::string& id, Child& daemon) {
+    for (auto deadline = std::chrono::steady_clock::now() + 30s;
+         count_of<RunFinished>(board.events(id)) == 0 &&
+         std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(20ms)) {
+    }
+    ::kill(daemon.pid, SIGTERM);
+    CHECK(daemon.wait(30s) == 0);
+}
+
 }  // namespace
 
 TEST_CASE("each signal in each phase, end to end") {
@@ -752,13 +763,7 @@ echo '<promise>COMPLETE</promise>'
     write_file(board.root / "port", std::to_string(port));
     const std::string id = board.create("the agent's own ticket");
     std::string output;
-    for (auto deadline = std::chrono::steady_clock::now() + 30s;
-         count_of<RunFinished>(board.events(id)) == 0 &&
-         std::chrono::steady_clock::now() < deadline;
-         std::this_thread::sleep_for(20ms)) {
-    }
-    ::kill(daemon.pid, SIGTERM);
-    CHECK(daemon.wait(30s) == 0);
+    stop_after_first_run(board, id, daemon);
     output = read_file(board.dir(id) / "runs" / "0001-research.log");
     INFO(output);
     INFO(daemon.stderr_text());
@@ -878,13 +883,7 @@ TEST_CASE("a draft that is a link is not followed: the token stays secret") {
     const std::string token = read_file(board.root / ".board" / "http-token");
     REQUIRE(token.size() >= 64);
     const std::string id = board.create("leak the token");
-    for (auto deadline = std::chrono::steady_clock::now() + 30s;
-         count_of<RunFinished>(board.events(id)) == 0 &&
-         std::chrono::steady_clock::now() < deadline;
-         std::this_thread::sleep_for(20ms)) {
-    }
-    ::kill(daemon.pid, SIGTERM);
-    CHECK(daemon.wait(30s) == 0);
+    stop_after_first_run(board, id, daemon);
     CHECK_FALSE(fs::exists(board.dir(id) / "research.md"));
     const std::string log = read_file(board.dir(id) / "events.jsonl");
     CHECK(log.find(token.substr(0, 32)) == std::string::npos);
