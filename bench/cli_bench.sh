@@ -41,9 +41,8 @@ mkdir -p "$SCRATCH/floor/tickets"  # not a board: its FLOOR-N folders would be t
   :: "create's file-system work alone" -- "$BUILD/bench/board_create_io_floor" "$SCRATCH/floor/tickets" \
   :: "list, empty board (board's floor)" -- "$BOARD" list --board "$SCRATCH/empty" \
   :: "/bin/true (machine floor)" -- /bin/true
-# A query right after a write: the write generation moved, so the load checks the tickets
-# the writers named in its ring (write_generation.hpp) and rewrites the index; less the write
-# alone, that is what a query costs on a board a daemon is writing.
+# A query right after a write: the load stats every log, folds the one written and rewrites
+# the index; less the write alone, that is what a query costs on a board a daemon is writing.
 big=$SCRATCH/b10000
 "$TIME" "$RUNS" "note && list --json, 10k" -- /bin/sh -c \
   "'$BOARD' note PROJ-7 'a note' --board '$big' && '$BOARD' list --json --board '$big' > /dev/null" \

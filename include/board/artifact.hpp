@@ -1,7 +1,8 @@
 #pragma once
 // Artifacts (spec/storage.md): Markdown files in the ticket folder with optional YAML front
 // matter (`status: in-progress|complete`, `summary: ...`). The daemon reads the one a run
-// wrote and records it with its SHA-256; anything that writes one does so atomically.
+// wrote and records it with its SHA-256; anything that writes one does so atomically
+// (write_file_atomically, src/support/files.hpp).
 
 #include <board/ticket.hpp>
 
@@ -39,16 +40,5 @@ struct ArtifactRead {
 std::optional<ArtifactRead> read_artifact(const std::filesystem::path& file,
                                           std::string& error,
                                           std::uintmax_t max_bytes = 64u << 20);
-
-/// Whether an atomic write must also survive a crash (fdatasync the file, fsync the folder).
-/// Records a person relies on (artifacts) do; run bookkeeping (saved prompts, pid files) need
-/// only never be seen half-written.
-enum class Durability { synced, unsynced };
-
-/// Writes `content` to `file` atomically: a temp file in the same folder, (fdatasync,) rename,
-/// (then fsync of the folder). Returns an empty string on success, else the error naming the path.
-std::string write_file_atomically(const std::filesystem::path& file,
-                                  std::string_view content,
-                                  Durability durability = Durability::synced);
 
 }  // namespace board

@@ -6,29 +6,15 @@
 // - Catalog (pure): tickets in memory and the §7 queries over them. Decisions come from
 //   next_action(), queue_key() and comes_before() of next_action.hpp; nothing here restates
 //   a rule of the reducer.
-// - load_catalog (I/O): every ticket's folded state, fast. Two caches, both rebuilt from the
-//   logs whenever in doubt and never trusted over them:
-//   * `tickets/<ID>/ticket.json`, the ticket's snapshot (codec's encode_ticket). It is used
-//     only when its `seq` equals the seq of the log's last line; else the log is folded and
-//     the snapshot rewritten (temp file + rename).
-//   * `tickets/.index`, one line per ticket: the identity of its log when the line was made
-//     (inode, size, mtime) and the fields queries need. A line is used only while the log's
-//     identity is unchanged (an append changes the size), else it is rebuilt from the
-//     snapshot or the log. Text, tab-separated, so `cat` shows it; delete it at will.
-//     Its first line records the key under which a load last checked the logs against its
-//     lines: the board's write generation (write_generation.hpp), the boot id and the
-//     identity of the git index of the work tree holding the board. While the key is
-//     unchanged, a load believes the index without a stat per log (10,000 stats cost 28 ms
-//     on our VM): no board writer changed a log, the machine did not reboot, git did not
-//     check anything out. When only the generation moved on, the generation's ring names the
-//     tickets the writers changed since, and only their logs are checked (a board a daemon
-//     writes); when the ring cannot tell, every log is.
-//     A log changed or a ticket folder removed by other means (an editor, `cp`, `rm`) is
-//     seen by the next load that checks every log: after `board verify`, a git checkout, a
-//     reboot, a board command that reads that log and finds it corrupt, more writes than the
-//     ring holds, or deleting `tickets/.index`. `BOARD_CHECK_EVERY_LOG=1` in the environment
-//     turns the trust off (a board written from several machines: the generation is one
-//     machine's).
+// - load_catalog (I/O): every ticket's folded state. The logs are the truth; one cache,
+//   `tickets/.index`, saves folding them all on every load and is never believed over them.
+//   It holds one line per ticket: the identity of its log when the line was made (inode,
+//   size, ctime) and the fields queries need. A line is used only while its log's identity is
+//   unchanged and the log was last changed before the index was written (so an edit in the
+//   same clock tick is never missed); else the log is folded. Every load stats every log, so
+//   an append, an editor's save, a `cp`, `rsync` or `git checkout` over a log shows in the
+//   very next query. Text, tab-separated, so `cat` shows it; delete it at will.
+//   `ticket.json` snapshots are written for people and tools; no query reads them.
 //
 // A ticket whose log cannot be read (corrupt, newer schema) is left out with a warning: one
 // bad file never hides the rest of the board.
@@ -175,7 +161,7 @@ inline constexpr std::string_view snapshot_file_name = "ticket.json";
 struct CatalogLoad {
     Catalog catalog;
     std::vector<std::string> warnings;  ///< tickets left out and why, one line each
-    int rebuilt = 0;  ///< index lines rebuilt from a snapshot or a log on this load
+    int rebuilt = 0;                    ///< index lines rebuilt from a fold of the log on this load
 };
 
 struct CatalogError {
@@ -186,9 +172,9 @@ struct CatalogError {
 /// when `tickets/` cannot be read at all; a bad ticket is a warning.
 std::variant<CatalogLoad, CatalogError> load_catalog(const std::filesystem::path& board_root);
 
-/// Writes `ticket_dir/ticket.json` atomically (temp file + rename, no fsync: a cache).
-/// Returns an error message, or nullopt. Call it after appending to the log, so the next
-/// load finds the snapshot current and rebuilds the index line from it.
+/// Writes `ticket_dir/ticket.json` atomically (temp file + rename, no fsync: a cache for
+/// people and tools; `board verify` checks it against the fold). Returns an error message, or
+/// nullopt.
 std::optional<std::string> write_snapshot(const std::filesystem::path& ticket_dir,
                                           const Ticket& ticket);
 

@@ -5,13 +5,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
 #include <fstream>
-#include <random>
 #include <sstream>
-#include <unistd.h>
 
 namespace board {
 namespace {
@@ -28,10 +23,6 @@ std::string_view line_at(std::string_view text, std::size_t pos, std::size_t& ne
 bool is_fence(std::string_view line, bool closing) {
     while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
     return line == "---" || (closing && line == "...");
-}
-
-std::string errno_text(int err) {
-    return std::strerror(err);
 }
 
 }  // namespace
@@ -118,48 +109,6 @@ std::optional<ArtifactRead> read_artifact(const std::filesystem::path& file,
     read.sha256 = sha256_hex(content);
     read.bytes = size;
     return read;
-}
-
-std::string write_file_atomically(const std::filesystem::path& file,
-                                  std::string_view content,
-                                  Durability durability) {
-    const bool sync = durability == Durability::synced;
-    const auto folder =
-        file.parent_path().empty() ? std::filesystem::path{"."} : file.parent_path();
-    std::random_device entropy;
-    const auto temp = folder / ("." + file.filename().string() + ".tmp-" +
-                                std::to_string(::getpid()) + "-" + std::to_string(entropy()));
-    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) return temp.string() + ": " + errno_text(errno);
-    std::size_t written = 0;
-    while (written < content.size()) {
-        const auto n = ::write(fd, content.data() + written, content.size() - written);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            const int err = errno;
-            ::close(fd);
-            ::unlink(temp.c_str());
-            return temp.string() + ": " + errno_text(err);
-        }
-        written += static_cast<std::size_t>(n);
-    }
-    if ((sync && ::fdatasync(fd) != 0) || ::close(fd) != 0) {
-        const int err = errno;
-        ::unlink(temp.c_str());
-        return temp.string() + ": " + errno_text(err);
-    }
-    if (::rename(temp.c_str(), file.c_str()) != 0) {
-        const int err = errno;
-        ::unlink(temp.c_str());
-        return file.string() + ": " + errno_text(err);
-    }
-    // The new name must survive a crash too.
-    if (!sync) return {};
-    if (const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
-        ::fsync(dir);
-        ::close(dir);
-    }
-    return {};
 }
 
 }  // namespace board

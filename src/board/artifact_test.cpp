@@ -1,3 +1,5 @@
+#include "support/files.hpp"
+
 #include <board/artifact.hpp>
 #include <board/sha256.hpp>
 

@@ -157,7 +157,7 @@ void append_line(std::string& out, const IndexLine& line) {
                    "\t{}\t{}\t{}\t{}\t",
                    line.log.inode,
                    line.log.size,
-                   line.log.mtime_ns,
+                   line.log.ctime_ns,
                    t.seq);
     append_escaped(out, t.title);
     fmt::format_to(std::back_inserter(out), "\t{}\t{}\t", to_string(t.type), t.priority);
@@ -220,7 +220,7 @@ bool parse_line_into(std::string_view text, LogIdentity& log, CatalogEntry& entr
     if (!is_valid_ticket_id(f[0])) return false;
     t.id.assign(f[0]);
     bool ok = read_number(f[1], log.inode) && read_number(f[2], log.size) &&
-              read_number(f[3], log.mtime_ns) && read_number(f[4], t.seq) &&
+              read_number(f[3], log.ctime_ns) && read_number(f[4], t.seq) &&
               read_enum(f[6], t.type) && read_number(f[7], t.priority) &&
               read_enum(f[11], t.status) && read_optional_enum(f[12], t.resolution) &&
               read_optional_enum(f[13], t.awaiting) && read_enum(f[14], t.handoff) &&

@@ -1,17 +1,17 @@
 #pragma once
 // `tickets/.index`: the board-wide cache of catalog entries (see include/board/catalog.hpp).
 //
-// Format, version 2: a first line `board-index 2<TAB>KEY`, KEY saying under which write
-// generation, boot and git index the lines were all checked against their logs (`-`: not
-// checked as a whole; see load.cpp), then one line per ticket, fields separated by tabs, in
-// this order:
-//   id, log inode, log size, log mtime (ns), seq, title, type, priority, labels, parent,
+// Format, version 3: a first line `board-index 3<TAB>CHECKED`, CHECKED a time (ns since the
+// epoch) every change after the logs were statted is stamped at or after, then one line per
+// ticket in id order, fields separated by tabs, in this order:
+//   id, log inode, log size, log ctime (ns), seq, title, type, priority, labels, parent,
 //   blocked_by, status, resolution, awaiting, handoff, requires, run id, run phase,
 //   run started_at, phase_attempts, phase_iterations, phase_started_at, last_failure_at,
 //   cost_usd, runs_total, created_at, updated_at, questions_pending, questions_total, notes
 // Enums use their wire spellings, absent optionals are empty, lists are joined with `,`;
 // inside a field `\`, tab, newline, CR and `,` are written `\\`, `\t`, `\n`, `\r`, `\,`.
-// A line that does not parse is ignored (its ticket is rebuilt from the log).
+// A line that does not parse is ignored (its ticket is folded from its log). An index of
+// another version is rebuilt whole.
 
 #include <board/catalog.hpp>
 
@@ -22,14 +22,15 @@
 
 namespace board::catalog_index {
 
-inline constexpr std::string_view header_prefix = "board-index 2\t";
+inline constexpr std::string_view header_prefix = "board-index 3\t";
 
 /// The identity of a log file when its index line was made. An append changes the size; a
-/// replaced file changes the inode; an edit in place changes the mtime.
+/// replaced file changes the inode; any write changes the ctime, which (unlike the mtime) no
+/// tool can set back: `cp -p`, `rsync -t` and `touch -d` keep an mtime, never a ctime.
 struct LogIdentity {
     std::uint64_t inode = 0;
     std::uint64_t size = 0;
-    std::int64_t mtime_ns = 0;
+    std::int64_t ctime_ns = 0;
     friend bool operator==(const LogIdentity&, const LogIdentity&) = default;
 };
 

@@ -9,8 +9,6 @@
 
 #include "cli/import_ticks.hpp"
 
-#include "cli/config_cache.hpp"
-
 #include <board/board_config.hpp>
 #include <board/board_dir.hpp>
 #include <board/catalog.hpp>
@@ -737,7 +735,7 @@ CommandOutcome import_ticks(const Context& ctx, const ImportTicksRequest& reques
     for (const std::size_t i : by_age)
         if (state[i] == 0) visit(visit, i);
 
-    auto config = load_board_config_cached(ctx.board);
+    auto config = load_board_config(ctx.board / "board.yaml");
     if (!config)
         return refuse(
             3, fmt::format("{}: {}", (ctx.board / "board.yaml").string(), config.error().message));

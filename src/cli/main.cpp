@@ -13,7 +13,6 @@
 #include <board/board_dir.hpp>
 #include <board/codec.hpp>
 #include <board/reduce.hpp>
-#include <board/write_generation.hpp>
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -288,9 +287,6 @@ int run_verify(const Options& options, const std::vector<std::string>& requested
         return fail(ExitCode::usage,
                     "verify",
                     "no board here (no board.yaml above this folder); use --board DIR");
-    // verify is how a person says "look at every log": after a log was edited or copied by
-    // hand, the next query must not trust an index that cannot know (write_generation.hpp).
-    board::bump_write_generation(*board_dir / "tickets", "", board::BumpSide::touch);
     std::vector<board::cli::VerifyReport> reports;
     const auto ids =
         requested.empty() ? board::cli::list_ticket_ids(*board_dir, reports) : requested;

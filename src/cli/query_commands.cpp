@@ -1,7 +1,6 @@
 // `list`, `ready`, `next`, `questions`: board-wide reads through the catalog.
 
 #include "cli/commands.hpp"
-#include "cli/config_cache.hpp"
 #include "cli/history.hpp"
 #include "cli/render.hpp"
 
@@ -16,9 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <malloc.h>
 #include <memory>
-#include <sys/mman.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -68,38 +65,7 @@ CatalogLoad* keep_until_exit(std::unique_ptr<CatalogLoad> load) {
     return kept->back().get();
 }
 
-/// Readies the heap for loading a whole board: about 1 KB per ticket in many small blocks.
-/// On our virtual machine every 4 KiB page faulted in is a trap to the hypervisor, and at
-/// 10,000 tickets those faults were half of a `board list --json`; so the heap grows in one
-/// 32 MB step, big blocks come from it too, and it asks for 2 MB pages (what glibc's
-/// `glibc.malloc.hugetlb=1:glibc.malloc.top_pad=...` tunables do, without the environment).
-/// Only address space is reserved: pages still cost only when touched. For a one-shot
-/// process only: it gives up returning freed memory to the system. Best effort.
-void prepare_heap_for_board() {
-    static bool done = false;
-    if (done) return;
-    done = true;
-    constexpr int step = 32 << 20;
-    (void)::mallopt(M_MMAP_THRESHOLD, 256 << 20);
-    (void)::mallopt(M_TRIM_THRESHOLD, 256 << 20);
-    (void)::mallopt(M_TOP_PAD, step);
-    (void)::mallopt(M_ARENA_MAX, 1);  // a second thread's arena would not be prepared
-    const auto before = reinterpret_cast<std::uintptr_t>(::sbrk(0));
-    // A block bigger than whatever is left at the top of the heap (prefault.cpp leaves about
-    // 1 MB there), so that the heap grows now: by the block and `step` beyond it. Volatile: a
-    // malloc whose block is never used may be left out by the compiler altogether.
-    void* volatile grow = std::malloc(step);
-    const auto after = reinterpret_cast<std::uintptr_t>(::sbrk(0));
-    std::free(grow);
-    constexpr std::uintptr_t huge = 2 << 20;
-    const std::uintptr_t begin = (before + huge - 1) / huge * huge;
-    const std::uintptr_t end = after / huge * huge;
-    if (before != static_cast<std::uintptr_t>(-1) && end > begin)
-        (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-}
-
 Loaded load_board(const Context& ctx, std::string_view command) {
-    if (ctx.one_shot) prepare_heap_for_board();
     auto result = load_catalog(ctx.board);
     if (auto* error = std::get_if<CatalogError>(&result))
         return {nullptr, nullptr, refused(3, fmt::format("{}: {}", command, error->message))};
@@ -187,7 +153,7 @@ CommandOutcome list_tickets(const Context& ctx, const ListFilter& filter) {
 CommandOutcome ready_tickets(const Context& ctx, const NextFilter& filter) {
     auto board = load_board(ctx, "ready");
     if (!board.load) return board.failure;
-    auto config = load_board_config_cached(ctx.board);
+    auto config = load_board_config(ctx.board / "board.yaml");
     if (!config) return refused(3, fmt::format("ready: board.yaml: {}", config.error().message));
     const Catalog& catalog = board.load->catalog;
     if (auto refusal = refuse_unless_epic(*board.load, filter.epic, "ready"))
@@ -209,7 +175,7 @@ CommandOutcome next_ticket(const Context& ctx, const NextRequest& request) {
     if (request.human) {
         chosen = catalog.next_for_human(request.types, request.filter);
     } else {
-        auto config = load_board_config_cached(ctx.board);
+        auto config = load_board_config(ctx.board / "board.yaml");
         if (!config) return refused(3, fmt::format("next: board.yaml: {}", config.error().message));
         chosen = catalog.next_for_agent(config.value().policy, request.filter);
     }

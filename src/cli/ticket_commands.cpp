@@ -3,7 +3,6 @@
 // the only judge (provenance, status, feedback), and a refusal writes nothing.
 
 #include "cli/commands.hpp"
-#include "cli/config_cache.hpp"
 #include "cli/history.hpp"
 
 #include <board/board_config.hpp>
@@ -273,7 +272,7 @@ CommandOutcome fork(const Context& ctx, const std::string& id, std::int64_t at_s
         return refused(
             1, fmt::format("fork {}: --at {} is outside the log (seq 1 to {})", id, at_seq, last));
 
-    auto config = load_board_config_cached(ctx.board);
+    auto config = load_board_config(ctx.board / "board.yaml");
     if (!config) return refused(3, fmt::format("fork: board.yaml: {}", config.error().message));
     auto new_id = allocate_ticket_id(ctx.board, config.value().prefix);
     if (!new_id) return refused(3, fmt::format("fork: {}", new_id.error().message));

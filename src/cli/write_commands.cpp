@@ -1,7 +1,5 @@
 #include "cli/write_commands.hpp"
 
-#include "cli/config_cache.hpp"
-
 #include <board/board_config.hpp>
 #include <board/board_dir.hpp>
 #include <board/catalog.hpp>
@@ -79,7 +77,7 @@ CommandOutcome init_board(const fs::path& dir, const std::string& prefix) {
     if (!fs::exists(dir / "tickets" / ".gitignore", ec))
         std::ofstream{dir / "tickets" / ".gitignore", std::ios::binary}
             << "# Per-machine caches and locks of the board tools, rebuilt from the logs.\n"
-               ".index\n.generation\n.last-id\n.config-cache\n"
+               ".index\n.last-id\n"
                ".lock\n.daemon.lock\n*.tmp\n*.tmp-*\n";
     return {
         0, fmt::format("Initialised a board in {} (prefix {})\n", dir.string(), prefix), {}, {}};
@@ -127,7 +125,7 @@ CommandOutcome create_ticket(const fs::path& board,
         if (auto why = catalog.parent_error("", request.parent))
             return refused(1, fmt::format("create: {}", *why));
     }
-    auto config = load_board_config_cached(board);
+    auto config = load_board_config(board / "board.yaml");
     if (!config)
         return refused(
             3,
@@ -151,11 +149,10 @@ CommandOutcome create_ticket(const fs::path& board,
     auto result = transact(dir, by, [&](const Ticket&) { return std::vector<Payload>{created}; });
 
     if (const auto* committed = std::get_if<Committed>(&result)) {
-        // No ticket.json yet: the snapshot is a cache (spec/storage.md), a new ticket's would
-        // hold its one event, and the first reader that wants it folds that line and writes
-        // it. Creating one more file was a tenth of a create on our VM.
-        return CommandOutcome{
+        CommandOutcome out{
             0, json ? encode_ticket(*committed->ticket) + "\n" : id.value() + "\n", {}, {}};
+        if (auto failed = write_snapshot(dir, *committed->ticket)) out.warnings.push_back(*failed);
+        return out;
     }
     // Nothing was written for this id: give the folder back so the number is reused.
     std::error_code ec;

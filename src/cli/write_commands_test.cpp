@@ -46,12 +46,7 @@ TEST_CASE("init writes a loadable board once, and refuses a second time", "[cli]
         // A board kept in git keeps the per-machine caches and locks out of it.
         std::ifstream in{board.root / "tickets" / ".gitignore"};
         const std::string ignored{std::istreambuf_iterator<char>{in}, {}};
-        for (const char* name : {".index\n",
-                                 ".generation\n",
-                                 ".last-id\n",
-                                 ".config-cache\n",
-                                 ".lock\n",
-                                 ".daemon.lock\n"})
+        for (const char* name : {".index\n", ".last-id\n", ".lock\n", ".daemon.lock\n"})
             CHECK_THAT(ignored, Catch::Contains(name));
     }
     const auto again = cli::init_board(board.root, "WEB");

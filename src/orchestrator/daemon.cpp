@@ -7,6 +7,7 @@
 #include "orchestrator/prompt.hpp"
 #include "orchestrator/reporter.hpp"
 #include "orchestrator/run_outcome.hpp"
+#include "support/files.hpp"
 
 #include <board/agent_dialect.hpp>
 #include <board/agent_output.hpp>

@@ -1,5 +1,7 @@
 #include "orchestrator/prompt.hpp"
 
+#include "support/files.hpp"
+
 #include <board/agent_output.hpp>
 #include <board/artifact.hpp>
 

@@ -663,8 +663,8 @@ TEST_CASE("4 concurrent creates never share an id", "[e2e][concurrency]") {
 TEST_CASE("caches never win over the log: a daemon's append shows at once", "[e2e][cache]") {
     TempBoard b;
     const std::string id = b.create("Cached");
-    REQUIRE(b.board({"list", "--json"}).exit_code == 0);  // builds ticket.json and the index
-    REQUIRE(fs::exists(b.dir(id) / "ticket.json"));
+    REQUIRE(b.board({"list", "--json"}).exit_code == 0);  // builds the index
+    REQUIRE(fs::exists(b.dir(id) / "ticket.json"));       // written by create, for people
     // The daemon appends through the library and leaves the snapshot behind.
     b.append(id, Actor{ActorKind::system, {}}, {Started{}});
     b.append(id, Actor{ActorKind::human, "bo"}, {NoteAdded{"behind the cache's back"}});
@@ -674,13 +674,118 @@ TEST_CASE("caches never win over the log: a daemon's append shows at once", "[e2
     CHECK(list[0].at("notes_count").as_int64() == 1);
     const auto verified = b.board({"verify", id});
     CHECK(verified.exit_code == 0);
-    // A snapshot that lies about the current seq is a fault.
+    // A snapshot that lies about the current seq is a fault (a CLI write refreshes it first).
+    REQUIRE(b.board({"note", id, "refreshes ticket.json"}).exit_code == 0);
     std::string snapshot = slurp(b.dir(id) / "ticket.json");
     const auto at = snapshot.find("\"title\":\"Cached\"");
     REQUIRE(at != std::string::npos);
     snapshot.replace(at, 16, "\"title\":\"Lied!\"");
     std::ofstream{b.dir(id) / "ticket.json", std::ios::trunc} << snapshot;
     CHECK(b.board({"verify", id}).exit_code == 3);
+}
+
+namespace {
+
+/// The ticket as a fold of its log says it is, with no cache in the way.
+Ticket fold_of(const TempBoard& b, const std::string& id) {
+    auto loaded = load_ticket(b.dir(id));
+    REQUIRE(std::holds_alternative<Loaded>(loaded));
+    return std::get<Loaded>(std::move(loaded)).ticket;
+}
+
+/// What the three queries print, for comparing one state of the board with another.
+struct Answers {
+    std::string list;
+    std::string next;
+    std::vector<std::string> shows;
+    friend bool operator==(const Answers&, const Answers&) = default;
+};
+
+Answers answers(const TempBoard& b, const std::vector<std::string>& ids) {
+    Answers out;
+    const auto list = b.board({"list", "--all", "--json"});
+    const auto next = b.board({"next", "--json"});
+    REQUIRE(list.exit_code == 0);
+    REQUIRE(next.exit_code == 0);
+    out.list = list.out;
+    out.next = next.out;
+    for (const auto& id : ids) {
+        const auto shown = b.board({"show", id, "--json"});
+        REQUIRE(shown.exit_code == 0);
+        out.shows.push_back(shown.out);
+    }
+    return out;
+}
+
+/// `list`, `next` and `show` say what a fold of each log says.
+void check_queries_agree_with_the_logs(const TempBoard& b,
+                                       const std::vector<std::string>& ids,
+                                       const std::string& expected_next) {
+    const Answers now = answers(b, ids);
+    const auto list = boost::json::parse(now.list).as_array();
+    REQUIRE(list.size() == ids.size());
+    for (const auto& item : list) {
+        const auto& listed = item.as_object();
+        const Ticket folded = fold_of(b, std::string{listed.at("id").as_string()});
+        CHECK(listed.at("title").as_string() == folded.title);
+        CHECK(listed.at("status").as_string() == to_string(folded.status));
+        CHECK(listed.at("seq").as_int64() == folded.seq);
+        CHECK(listed.at("notes_count").as_int64() ==
+              static_cast<std::int64_t>(folded.notes.size()));
+    }
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        INFO(ids[i]);
+        CHECK(boost::json::parse(now.shows[i]) ==
+              boost::json::parse(encode_ticket(fold_of(b, ids[i]))));
+    }
+    CHECK(boost::json::parse(now.next).as_object().at("id").as_string() == expected_next);
+}
+
+}  // namespace
+
+TEST_CASE("caches are caches: a hand edit, a plain append or a copied log shows in the next query",
+          "[e2e][cache]") {
+    TempBoard b;
+    const std::vector<std::string> ids = {
+        b.create("First"), b.create("Second", {"--priority", "1"}), b.create("Third")};
+    REQUIRE(ids[1] == "P-2");
+    check_queries_agree_with_the_logs(b, ids, "P-2");  // and the index is written
+
+    // 1. ticket.json edited by hand, keeping its seq: another title, status done.
+    std::string snapshot = slurp(b.dir("P-2") / "ticket.json");
+    snapshot.replace(snapshot.find("\"Second\""), 8, "\"Edited\"");
+    snapshot.replace(snapshot.find("\"status\":\"backlog\""), 18, "\"status\":\"done\"");
+    std::ofstream{b.dir("P-2") / "ticket.json", std::ios::trunc} << snapshot;
+    check_queries_agree_with_the_logs(b, ids, "P-2");
+    CHECK(slurp(b.dir("P-2") / "ticket.json") == snapshot);  // a query never rewrites it
+
+    // 2. A valid event appended to a log with a plain file write: P-2 is cancelled.
+    const Event cancelled{event_schema_version,
+                          fold_of(b, "P-2").seq + 1,
+                          "appended-by-hand",
+                          fold_of(b, "P-2").updated_at + 1,
+                          Actor{ActorKind::human, "ed"},
+                          Cancelled{"done by hand"}};
+    std::ofstream{b.dir("P-2") / "events.jsonl", std::ios::app | std::ios::binary}
+        << encode_event(cancelled) << '\n';
+    check_queries_agree_with_the_logs(b, ids, "P-1");
+    CHECK(fold_of(b, "P-2").status == Status::done);
+
+    // 3. A log replaced with `cp` from another board: P-1 becomes that board's P-1.
+    TempBoard other;
+    other.create("Copied in", {"--priority", "0"});
+    REQUIRE(other.board({"note", "P-1", "a note from the other board"}).exit_code == 0);
+    REQUIRE(std::system(("cp " + (other.dir("P-1") / "events.jsonl").string() + " " +
+                         (b.dir("P-1") / "events.jsonl").string())
+                            .c_str()) == 0);
+    check_queries_agree_with_the_logs(b, ids, "P-1");
+    CHECK(fold_of(b, "P-1").title == "Copied in");
+
+    // Deleting every cache changes no query's output.
+    const Answers with_caches = answers(b, ids);
+    fs::remove(b.root() / "tickets" / ".index");
+    for (const auto& id : ids) fs::remove(b.dir(id) / "ticket.json");
+    CHECK(answers(b, ids) == with_caches);
 }
 
 TEST_CASE("bash completion comes from the command table and completes ticket ids",

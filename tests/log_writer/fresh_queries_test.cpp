@@ -1,7 +1,7 @@
-// The catalog's trusted index (write_generation.hpp) under real concurrency: processes append
-// notes while this one loads the board again and again. A load that starts after a note was
-// acknowledged must show that note: the index may be believed without a stat only when no
-// writer changed a log since it was checked, and this is where a gap in that rule would show.
+// The catalog's index (catalog.hpp) under real concurrency: processes append notes while this
+// one loads the board again and again. A load that starts after a note was acknowledged must
+// show that note: an index line is believed only while its log is provably unchanged, and
+// this is where a gap in that rule (a change within a clock tick of a stat) would show.
 #include "support/temp_dir.hpp"
 
 #include <board/catalog.hpp>
@@ -40,7 +40,7 @@ struct Acknowledged {
 
 }  // namespace
 
-TEST_CASE("a load never misses a note acknowledged before it started", "[catalog][generation]") {
+TEST_CASE("a load never misses a note acknowledged before it started", "[catalog][fresh]") {
     const testing::TempDir board{"board-fresh-queries-", scratch_root()};
     const fs::path tickets_dir = board.path() / "tickets";
     const Actor ana{ActorKind::human, "ana"};

@@ -1,0 +1,90 @@
+#include "support/files.hpp"
+
+#include "support/unique_fd.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace board {
+namespace {
+
+std::string failure(const std::filesystem::path& path, int err) {
+    return path.string() + ": " + std::strerror(err);
+}
+
+/// A name beside `file` no other writer uses at the same time: this process's id and a count.
+std::filesystem::path temp_beside(const std::filesystem::path& file) {
+    static std::atomic<unsigned> counter{0};
+    return file.parent_path() / ("." + file.filename().string() + ".tmp-" +
+                                 std::to_string(::getpid()) + "-" + std::to_string(counter++));
+}
+
+}  // namespace
+
+std::string write_file_atomically(const std::filesystem::path& file,
+                                  std::string_view content,
+                                  Durability durability) {
+    const bool sync = durability == Durability::synced;
+    const auto temp = temp_beside(file);
+    UniqueFd fd{::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)};
+    if (!fd) return failure(temp, errno);
+    std::size_t written = 0;
+    while (written < content.size()) {
+        const auto n = ::write(fd.get(), content.data() + written, content.size() - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int err = errno;
+            ::unlink(temp.c_str());
+            return failure(temp, err);
+        }
+        written += static_cast<std::size_t>(n);
+    }
+    if ((sync && ::fdatasync(fd.get()) != 0) || ::close(fd.release()) != 0) {
+        const int err = errno;
+        ::unlink(temp.c_str());
+        return failure(temp, err);
+    }
+    if (::rename(temp.c_str(), file.c_str()) != 0) {
+        const int err = errno;
+        ::unlink(temp.c_str());
+        return failure(file, err);
+    }
+    if (!sync) return {};
+    // The new name must survive a crash too.
+    const auto folder =
+        file.parent_path().empty() ? std::filesystem::path{"."} : file.parent_path();
+    if (UniqueFd dir{::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+        dir && ::fsync(dir.get()) != 0)
+        return failure(folder, errno);
+    return {};
+}
+
+std::optional<std::string> read_whole_file(const std::filesystem::path& file, int dir_fd) {
+    UniqueFd fd{::openat(dir_fd, file.c_str(), O_RDONLY | O_CLOEXEC)};
+    if (!fd) return std::nullopt;
+
+    struct stat st {};
+
+    if (::fstat(fd.get(), &st) != 0) return std::nullopt;
+    std::string text;
+    // The size is a hint (a file may grow while it is read; /proc files say 0).
+    text.resize(st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : 4096);
+    std::size_t done = 0;
+    for (;;) {
+        if (done == text.size()) text.resize(text.size() * 2);
+        const ssize_t got = ::read(fd.get(), text.data() + done, text.size() - done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return std::nullopt;
+        if (got == 0) break;
+        done += static_cast<std::size_t>(got);
+    }
+    text.resize(done);
+    return text;
+}
+
+}  // namespace board

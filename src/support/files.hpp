@@ -1,0 +1,31 @@
+#pragma once
+// Whole-file reads and writes, one helper each: every rewrite in board goes through
+// write_file_atomically (temp file in the same folder + rename), so no reader ever sees half a
+// file.
+
+#include <fcntl.h>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace board {
+
+/// Whether an atomic write must also survive a crash (fdatasync the file, fsync the folder).
+/// Records a person relies on (artifacts, board.yaml) do; caches and run bookkeeping (saved
+/// prompts, pid files, the index) need only never be seen half-written.
+enum class Durability { synced, unsynced };
+
+/// Writes `content` to `file` atomically: a temp file in the same folder, (fdatasync,) rename,
+/// (then fsync of the folder). Returns an empty string on success, else one sentence naming
+/// the path and the cause.
+std::string write_file_atomically(const std::filesystem::path& file,
+                                  std::string_view content,
+                                  Durability durability = Durability::synced);
+
+/// The whole of `file` (relative paths resolve against `dir_fd`, e.g. AT_FDCWD), or nullopt
+/// when it cannot be opened or read.
+std::optional<std::string> read_whole_file(const std::filesystem::path& file,
+                                           int dir_fd = AT_FDCWD);
+
+}  // namespace board
