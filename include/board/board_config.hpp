@@ -4,6 +4,7 @@
 // and what was expected, because a typo must never silently change what the daemon does.
 
 #include <board/agent_dialect.hpp>
+#include <board/expected.hpp>
 #include <board/next_action.hpp>
 #include <board/ticket.hpp>
 
@@ -106,30 +107,8 @@ struct ConfigError {
     friend bool operator==(const ConfigError&, const ConfigError&) = default;
 };
 
-/// A loaded config, or why not. (std::expected arrives in C++23.)
-class [[nodiscard]] ConfigResult {
-public:
-    ConfigResult(BoardConfig value)
-        : outcome_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-
-    ConfigResult(ConfigError e)
-        : outcome_(std::move(e)) {}  // NOLINT(google-explicit-constructor)
-
-    bool has_value() const noexcept { return outcome_.index() == 0; }
-
-    explicit operator bool() const noexcept { return has_value(); }
-
-    /// Precondition: has_value().
-    const BoardConfig& value() const& { return *std::get_if<BoardConfig>(&outcome_); }
-
-    BoardConfig&& value() && { return std::move(*std::get_if<BoardConfig>(&outcome_)); }
-
-    /// Precondition: !has_value().
-    const ConfigError& error() const { return *std::get_if<ConfigError>(&outcome_); }
-
-private:
-    std::variant<BoardConfig, ConfigError> outcome_;
-};
+/// A loaded config, or why not.
+using ConfigResult = Expected<BoardConfig, ConfigError>;
 
 /// Parses the text of a board.yaml. An empty document (or only comments) is all defaults.
 /// Errors: YAML syntax (with its line), more than one document, a top level that is not a

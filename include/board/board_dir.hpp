@@ -2,6 +2,8 @@
 // The board folder (spec/storage.md): where a board is, where a ticket lives, and the next
 // free ticket id. Ids are validated before they become paths, so `../x` never reaches disk.
 
+#include <board/expected.hpp>
+
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -25,31 +27,9 @@ struct BoardDirError {
     friend bool operator==(const BoardDirError&, const BoardDirError&) = default;
 };
 
-/// A value, or why not. (std::expected arrives in C++23.)
+/// A value, or why not.
 template <class T>
-class [[nodiscard]] BoardDirResult {
-public:
-    BoardDirResult(T value)
-        : outcome_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-
-    BoardDirResult(BoardDirError e)
-        : outcome_(std::move(e)) {}  // NOLINT(google-explicit-constructor)
-
-    bool has_value() const noexcept { return outcome_.index() == 0; }
-
-    explicit operator bool() const noexcept { return has_value(); }
-
-    /// Precondition: has_value().
-    const T& value() const& { return *std::get_if<T>(&outcome_); }
-
-    T&& value() && { return std::move(*std::get_if<T>(&outcome_)); }
-
-    /// Precondition: !has_value().
-    const BoardDirError& error() const { return *std::get_if<BoardDirError>(&outcome_); }
-
-private:
-    std::variant<T, BoardDirError> outcome_;
-};
+using BoardDirResult = Expected<T, BoardDirError>;
 
 /// The nearest folder holding a `board.yaml`: `start_dir` itself, else its closest ancestor
 /// (made absolute first). nullopt if none up to the root. `--board` and `$BOARD_DIR` take

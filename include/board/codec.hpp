@@ -15,6 +15,7 @@
 //   agent output can hold any bytes, and a line that cannot be read back would brick its log.
 
 #include <board/event.hpp>
+#include <board/expected.hpp>
 #include <board/ticket.hpp>
 
 #include <boost/json/object.hpp>
@@ -43,33 +44,9 @@ struct CodecError {
     friend bool operator==(const CodecError&, const CodecError&) = default;
 };
 
-/// The outcome of a decode: the value, or why not. (std::expected arrives in C++23.)
+/// The outcome of a decode: the value, or why not.
 template <class T>
-class [[nodiscard]] DecodeResult {
-public:
-    DecodeResult(T value)
-        : outcome_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-
-    DecodeResult(CodecError e)
-        : outcome_(std::move(e)) {}  // NOLINT(google-explicit-constructor)
-
-    bool has_value() const noexcept { return outcome_.index() == 0; }
-
-    explicit operator bool() const noexcept { return has_value(); }
-
-    /// Precondition: has_value().
-    T& value() & { return *std::get_if<T>(&outcome_); }
-
-    const T& value() const& { return *std::get_if<T>(&outcome_); }
-
-    T&& value() && { return std::move(*std::get_if<T>(&outcome_)); }
-
-    /// Precondition: !has_value().
-    const CodecError& error() const { return *std::get_if<CodecError>(&outcome_); }
-
-private:
-    std::variant<T, CodecError> outcome_;
-};
+using DecodeResult = Expected<T, CodecError>;
 
 // ---------------------------------------------------------------------------------------------
 // Timestamps

@@ -7,6 +7,7 @@
 // replaying a log means the log is corrupt.
 
 #include <board/event.hpp>
+#include <board/expected.hpp>
 #include <board/ticket.hpp>
 
 #include <cstddef>
@@ -47,35 +48,8 @@ struct Rejection {
     friend bool operator==(const Rejection&, const Rejection&) = default;
 };
 
-/// The outcome of reduce: the next ticket, or why not. (std::expected arrives in C++23.)
-class [[nodiscard]] Reduced {
-public:
-    Reduced(Ticket&& t)
-        : outcome_(std::move(t)) {}  // NOLINT(google-explicit-constructor)
-
-    Reduced(const Ticket& t)
-        : outcome_(t) {}  // NOLINT(google-explicit-constructor)
-
-    Reduced(Rejection r)
-        : outcome_(std::move(r)) {}  // NOLINT(google-explicit-constructor)
-
-    bool has_value() const noexcept { return outcome_.index() == 0; }
-
-    explicit operator bool() const noexcept { return has_value(); }
-
-    /// Precondition: has_value().
-    Ticket& value() & { return *std::get_if<Ticket>(&outcome_); }
-
-    const Ticket& value() const& { return *std::get_if<Ticket>(&outcome_); }
-
-    Ticket&& value() && { return std::move(*std::get_if<Ticket>(&outcome_)); }
-
-    /// Precondition: !has_value().
-    const Rejection& error() const { return *std::get_if<Rejection>(&outcome_); }
-
-private:
-    std::variant<Ticket, Rejection> outcome_;
-};
+/// The outcome of reduce: the next ticket, or why not.
+using Reduced = Expected<Ticket, Rejection>;
 
 /// Applies one event. Takes the ticket by value: pass it with std::move to fold without copies.
 Reduced reduce(Ticket ticket, const Event& event);
