@@ -2,11 +2,12 @@
 // The board over HTTP: a JSON API, a live event stream (Server-Sent Events) and the web page,
 // served with Boost.Beast on an io_context the caller owns and runs (docs/http.md).
 //
-// Writes are the CLI's: every POST calls the same board_cli_core function as the `board`
-// command, as `human:<name>` (never an agent: verdicts come only from people), and a refusal
-// is returned as the CLI words it. Status codes: 200/201 done, 404 unknown ticket or
-// question, 409 the reducer refused (exit code 1), 422 invalid input (exit code 2 or a bad
-// request body), 401 no or wrong token, 403 CSRF / Host checks, 413 body too large, 500 storage.
+// Every request is answered by the application layer (board/app.hpp), the one the `board`
+// command calls: writes act as `human:<name>` (never an agent: verdicts come only from
+// people), and a refusal is returned in the same words. Status codes: 200/201 done, 404
+// unknown ticket or question, 409 the rules refused (exit code 1), 422 invalid input (exit
+// code 2 or a bad request body), 401 no or wrong token, 403 CSRF / Host checks, 413 body too
+// large, 500 storage.
 //
 // Live events. Every event the server learns about gets a server-wide number, the SSE `id`:
 // one increasing counter over all tickets, so "everything after N" is exact across tickets
@@ -25,8 +26,10 @@
 // changes nobody reported, so the component also works alone.
 //
 // Threading: everything runs on the caller's io_context (one thread). ticket_changed() and
-// stop() may be called from any thread; they post to it. Requests run the CLI functions
-// synchronously on that thread (a write costs one fdatasync; a list loads the catalog).
+// stop() may be called from any thread; they post to it. Requests call the application layer
+// synchronously on that thread (a write costs one fdatasync; a list reads the kept board).
+
+#include <board/app.hpp>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -66,6 +69,9 @@ enum class TokenPolicy {
 
 struct HttpOptions {
     std::filesystem::path board;  ///< the board's root (holding board.yaml)
+    /// The kept board to answer from, shared with the caller (the daemon); none: the server
+    /// keeps its own.
+    std::shared_ptr<app::LiveBoard> live_board;
     HttpAddress address;
     TokenPolicy token_policy = TokenPolicy::automatic;
     /// The token, if the caller has one. Else, when a token is needed, it is read from

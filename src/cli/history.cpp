@@ -78,28 +78,6 @@ std::string json_text(const boost::json::value* v) {
 
 }  // namespace
 
-History read_history(const std::filesystem::path& board, const std::string& id) {
-    History history;
-    if (!is_valid_ticket_id(id)) {
-        history.error =
-            HistoryError{HistoryError::Kind::unknown_ticket,
-                         fmt::format("\"{}\" is not a ticket id (expected PREFIX-N)", id)};
-        return history;
-    }
-    const auto path = board / "tickets" / id / "events.jsonl";
-    auto report = read_log(path, [&](const Event& e) { history.events.push_back(e); });
-    if (const auto* error = std::get_if<LogError>(&report)) {
-        const bool missing = error->kind == LogError::Kind::not_found;
-        history.error = HistoryError{
-            missing ? HistoryError::Kind::unknown_ticket : HistoryError::Kind::corrupt,
-            missing ? fmt::format("no ticket {} ({} does not exist)", id, path.string())
-                    : error->message};
-        return history;
-    }
-    history.warnings = std::get<ReadReport>(report).warnings;
-    return history;
-}
-
 std::string describe(const Event& e) {
     const std::string summary = payload_summary(e.payload);
     return fmt::format("{:>4}  {}  {:<18} {:<18}{}{}",

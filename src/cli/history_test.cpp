@@ -1,17 +1,14 @@
-// Reading histories: the example board is a fixture every later version must still read, and
-// a bad line is reported with its file and line, never skipped.
+// Histories for people: what each event changed, and the state in one line.
 
 #include "cli/history.hpp"
 
-#include "cli/verify.hpp"
-
+#include <board/app.hpp>
 #include <board/reduce.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 using namespace board;
@@ -23,82 +20,14 @@ fs::path source_dir() {
     return dir ? fs::path{dir} : fs::current_path();
 }
 
-/// A scratch board folder, removed at the end of the test.
-struct ScratchBoard {
-    fs::path root =
-        fs::temp_directory_path() / ("board-history-test-" + std::to_string(::getpid()));
-
-    explicit ScratchBoard(const std::string& id, const std::string& log) {
-        fs::create_directories(root / "tickets" / id);
-        std::ofstream{root / "tickets" / id / "events.jsonl", std::ios::binary} << log;
-    }
-
-    ~ScratchBoard() {
-        std::error_code ec;
-        fs::remove_all(root, ec);
-    }
-
-    ScratchBoard(const ScratchBoard&) = delete;
-    ScratchBoard& operator=(const ScratchBoard&) = delete;
-};
-
 }  // namespace
 
-TEST_CASE("the example board still reads and folds to the states it shows", "[cli][fixtures]") {
-    struct Expected {
-        const char* id;
-        std::size_t events;
-        Status status;
-        std::optional<Awaiting> awaiting;
-    };
-
-    const Expected expected = GENERATE(values<Expected>({
-        {"PROJ-1", 17, Status::done, std::nullopt},
-        {"PROJ-2", 9, Status::ready, std::nullopt},
-        {"PROJ-3", 3, Status::research, Awaiting::input},
-        {"PROJ-4", 2, Status::backlog, std::nullopt},
-    }));
-    CAPTURE(expected.id);
-    const auto history = cli::read_history(source_dir(), expected.id);
-    REQUIRE_FALSE(history.error);
-    REQUIRE(history.events.size() == expected.events);
-    const Folded folded = fold(history.events);
-    REQUIRE_FALSE(folded.failure);
-    CHECK(folded.ticket.status == expected.status);
-    CHECK(folded.ticket.awaiting == expected.awaiting);
-}
-
-TEST_CASE("a corrupt line is reported with file and line number", "[cli][history]") {
-    const std::string good =
-        R"({"v":1,"seq":1,"id":"e1","at":"2026-11-20T09:00:00.000Z","by":"human:ana","type":"created","ticket":"PROJ-1","title":"t"})"
-        "\n";
-    const std::string bad_seq =
-        R"({"v":1,"seq":"two","id":"e2","at":"2026-11-20T09:00:01.000Z","by":"human:ana","type":"note","text":"x"})"
-        "\n";
-    ScratchBoard board{"PROJ-1", good + bad_seq + good};
-    const auto history = cli::read_history(board.root, "PROJ-1");
-    REQUIRE(history.error);
-    CHECK(history.error->kind == cli::HistoryError::Kind::corrupt);
-    CHECK_THAT(history.error->message,
-               Catch::Contains("events.jsonl:2:") && Catch::Contains("seq"));
-    CHECK(history.events.size() == 1);
-}
-
-TEST_CASE("ids are validated before they touch the disk", "[cli][history][security]") {
-    const auto bad = cli::read_history(source_dir(), "../PROJ-1");
-    REQUIRE(bad.error);
-    CHECK(bad.error->kind == cli::HistoryError::Kind::unknown_ticket);
-    CHECK_THAT(bad.error->message, Catch::Contains("not a ticket id"));
-    const auto missing = cli::read_history(source_dir(), "PROJ-999");
-    REQUIRE(missing.error);
-    CHECK_THAT(missing.error->message, Catch::Contains("no ticket PROJ-999"));
-}
-
 TEST_CASE("replay --diff names each field an event changed", "[cli][replay]") {
-    const auto history = cli::read_history(source_dir(), "PROJ-1");
-    REQUIRE_FALSE(history.error);
-    const Ticket before = fold(std::span{history.events}.first(8)).ticket;
-    const Ticket after = fold(std::span{history.events}.first(9)).ticket;  // the rejection
+    const auto history = app::Board{source_dir()}.history("PROJ-1");
+    REQUIRE(history);
+    const auto& events = history.value().events;
+    const Ticket before = fold(std::span{events}.first(8)).ticket;
+    const Ticket after = fold(std::span{events}.first(9)).ticket;  // the rejection
     const auto changes = cli::describe_changes(before, after);
     const auto mentions = [&](std::string_view text) {
         return std::any_of(changes.begin(), changes.end(), [&](const std::string& c) {
@@ -110,46 +39,4 @@ TEST_CASE("replay --diff names each field an event changed", "[cli][replay]") {
     CHECK(mentions("notes:"));
     CHECK_FALSE(mentions("title:"));
     CHECK(cli::describe_state(after) == "planning, agent's turn, attempts 1");
-}
-
-TEST_CASE("verify: faults for logs that do not replay, warnings for edited artifacts",
-          "[cli][verify]") {
-    const std::string created =
-        R"({"v":1,"seq":1,"id":"e1","at":"2026-11-20T09:00:00.000Z","by":"human:ana","type":"created","ticket":"PROJ-1","title":"t"})"
-        "\n";
-    const std::string artifact =
-        R"({"v":1,"seq":2,"id":"e2","at":"2026-11-20T09:00:01.000Z","by":"human:ana","type":"artifact-recorded","kind":"research","path":"research.md","status":"in-progress","sha256":"0000000000000000000000000000000000000000000000000000000000000000"})"
-        "\n";
-    const std::string agent_verdict =
-        R"({"v":1,"seq":2,"id":"e2","at":"2026-11-20T09:00:01.000Z","by":"agent:review","type":"cancelled"})"
-        "\n";
-    {
-        ScratchBoard edited{"PROJ-1", created + artifact};
-        std::ofstream{edited.root / "tickets" / "PROJ-1" / "research.md"} << "edited by hand\n";
-        const auto report = cli::verify_ticket(edited.root, "PROJ-1");
-        CHECK(report.faults.empty());
-        REQUIRE(report.warnings.size() == 1);
-        CHECK_THAT(report.warnings[0], Catch::Contains("research.md was edited"));
-    }
-    {
-        ScratchBoard refused{"PROJ-1", created + agent_verdict};
-        const auto report = cli::verify_ticket(refused.root, "PROJ-1");
-        REQUIRE(report.faults.size() == 1);
-        CHECK_THAT(report.faults[0],
-                   Catch::Contains("seq 2 does not replay") && Catch::Contains("only a human"));
-    }
-}
-
-TEST_CASE("a torn tail is recovered with a warning, and the complete events are kept",
-          "[cli][history]") {
-    const std::string good =
-        R"({"v":1,"seq":1,"id":"e1","at":"2026-11-20T09:00:00.000Z","by":"human:ana","type":"created","ticket":"PROJ-1","title":"t"})"
-        "\n";
-    ScratchBoard board{"PROJ-1", good + R"({"v":1,"seq":2,"id":"e2","at":"2026-11-20T09:0)"};
-    const auto history = cli::read_history(board.root, "PROJ-1");
-    REQUIRE_FALSE(history.error);
-    CHECK(history.events.size() == 1);
-    REQUIRE_FALSE(history.warnings.empty());
-    CHECK_THAT(history.warnings[0], Catch::Contains("torn"));
-    CHECK(fs::exists(board.root / "tickets" / "PROJ-1" / "events.jsonl.torn"));
 }

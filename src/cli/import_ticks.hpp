@@ -16,9 +16,6 @@
 //   that finds any of those labels already on the board is refused (exit 1), so running it
 //   twice never makes duplicates.
 
-#include "cli/commands.hpp"
-#include "cli/write_commands.hpp"
-
 #include <board/ticket.hpp>
 
 #include <filesystem>
@@ -29,6 +26,21 @@
 #include <vector>
 
 namespace board::cli {
+
+/// Where the import runs and how it reports.
+struct Context {
+    std::filesystem::path board;
+    Actor by;
+    bool json = false;
+};
+
+/// What to print and the exit code (0 done, 1 refused, 2 usage, 3 storage).
+struct CommandOutcome {
+    int exit_code = 0;
+    std::string output;                 ///< for stdout
+    std::string message;                ///< one line for stderr: what and why
+    std::vector<std::string> warnings;  ///< for stderr
+};
 
 /// One note line of a tick's `notes` string (`YYYY-MM-DD HH:MM - [human] text`).
 struct TickNote {

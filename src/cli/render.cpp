@@ -1,7 +1,5 @@
 #include "cli/render.hpp"
 
-#include "catalog/in_halves.hpp"
-
 #include <board/codec.hpp>
 
 #include <fmt/format.h>
@@ -10,7 +8,6 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
-#include <sys/mman.h>
 #include <unistd.h>
 
 namespace board::cli {
@@ -24,21 +21,6 @@ std::size_t display_width(std::string_view text) {
     }));
 }
 
-void append_string_list(std::string& out, const std::vector<std::string>& items) {
-    out += '[';
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) out += ',';
-        append_json_string(out, items[i]);
-    }
-    out += ']';
-}
-
-void append_key(std::string& out, std::string_view key) {
-    out += ",\"";
-    out += key;
-    out += "\":";
-}
-
 }  // namespace
 
 bool stdout_wants_colour() {
@@ -47,177 +29,6 @@ bool stdout_wants_colour() {
     const char* term = std::getenv("TERM");
     if (term && std::string_view{term} == "dumb") return false;  // a terminal without escapes
     return ::isatty(STDOUT_FILENO) == 1;
-}
-
-void append_json_string(std::string& out, std::string_view text) {
-    out += '"';
-    // Runs of plain characters are appended whole: a push_back per character was half of
-    // `list --json` once the catalog loaded fast.
-    const auto plain = [](char c) {
-        return c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20;
-    };
-    while (!text.empty()) {
-        std::size_t run = 0;
-        while (run < text.size() && plain(text[run])) ++run;
-        out.append(text.data(), run);
-        text.remove_prefix(run);
-        if (text.empty()) break;
-        const char c = text.front();
-        text.remove_prefix(1);
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    fmt::format_to(std::back_inserter(out),
-                                   "\\u{:04x}",
-                                   static_cast<unsigned>(static_cast<unsigned char>(c)));
-                } else {
-                    out += c;
-                }
-        }
-    }
-    out += '"';
-}
-
-namespace {
-
-/// Decimal integers and `true`/`false` appended as fmt's "{}" writes them, without a format
-/// string parsed per field (fmt::format_to into a std::string was a third of `list --json`).
-/// Maps a fresh buffer's pages in one call instead of one page fault per 4 KiB as it is
-/// written: `list --json` on 10,000 tickets writes 4 MB, a thousand faults, and on a virtual
-/// machine each fault is a trap. Best effort: a kernel without MADV_POPULATE_WRITE (before
-/// 5.14) refuses and the pages fault in as before.
-void populate(char* data, std::size_t bytes) {
-    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + page - 1) / page * page;
-    const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / page * page;
-    if (end <= begin + 16 * page) return;  // small: not worth a system call
-#ifdef MADV_POPULATE_WRITE
-    (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
-#endif
-}
-
-void append_field(std::string& out, std::string_view key, long long value) {
-    out += key;
-    const fmt::format_int text{value};
-    out.append(text.data(), text.size());
-}
-
-void append_timestamp_field(std::string& out, std::string_view key, UnixMillis at) {
-    out += key;
-    out += '"';
-    out += format_timestamp(at);
-    out += '"';
-}
-
-}  // namespace
-
-void append_entry_json(std::string& out, const Catalog& catalog, const CatalogEntry& entry) {
-    const Ticket& t = entry.ticket;
-    out += "{\"id\":";
-    append_json_string(out, t.id);
-    append_key(out, "title");
-    append_json_string(out, t.title);
-    append_key(out, "type");
-    append_json_string(out, to_string(t.type));
-    append_field(out, ",\"priority\":", t.priority);
-    append_key(out, "labels");
-    append_string_list(out, t.labels);
-    append_key(out, "parent");
-    append_json_string(out, t.parent);
-    append_key(out, "blocked_by");
-    append_string_list(out, t.blocked_by);
-    const Status shown = catalog.shown_status(t);
-    append_key(out, "status");
-    append_json_string(out, to_string(shown));
-    if (t.resolution) {
-        append_key(out, "resolution");
-        append_json_string(out, to_string(*t.resolution));
-    }
-    if (t.awaiting) {
-        append_key(out, "awaiting");
-        append_json_string(out, to_string(*t.awaiting));
-        append_key(out, "handoff");
-        append_json_string(out, to_string(t.handoff));
-    }
-    if (t.requires_) {
-        append_key(out, "requires");
-        append_json_string(out, to_string(*t.requires_));
-    }
-    if (t.run) {
-        append_key(out, "run");
-        out += "{\"id\":";
-        append_json_string(out, t.run->id);
-        out += ",\"phase\":\"";
-        out += to_string(t.run->phase);
-        out += '"';
-        append_timestamp_field(out, ",\"started_at\":", t.run->started_at);
-        out += '}';
-    }
-    const bool blocked = !catalog.blockers_done(t);
-    out += blocked ? ",\"blocked\":true" : ",\"blocked\":false";
-    append_field(out, ",\"phase_attempts\":", t.phase_attempts);
-    append_field(out, ",\"phase_iterations\":", t.phase_iterations);
-    // A double as fmt's "{}" writes it (shortest round trip), into a stack buffer.
-    std::array<char, 48> number{};
-    const auto written = fmt::format_to_n(number.data(), number.size(), "{}", t.cost_usd);
-    out += ",\"cost_usd\":";
-    out.append(number.data(), std::min(written.size, number.size()));
-    append_field(out, ",\"runs_total\":", t.runs_total);
-    append_field(out, ",\"notes_count\":", entry.notes);
-    append_field(out, ",\"questions_pending\":", entry.questions_pending);
-    if (t.type == TicketType::epic) {
-        const EpicProgress progress = catalog.epic_progress(t.id);
-        append_field(out, ",\"children\":", progress.children);
-        append_field(out, ",\"children_done\":", progress.done);
-    }
-    append_timestamp_field(out, ",\"created_at\":", t.created_at);
-    append_timestamp_field(out, ",\"updated_at\":", t.updated_at);
-    append_field(out, ",\"seq\":", t.seq);
-    out += '}';
-}
-
-std::string entries_json(const Catalog& catalog, const std::vector<const CatalogEntry*>& entries) {
-    // Room for a typical entry (board_gen's average is 430 bytes), so the buffers are mapped
-    // once and the two halves join without a reallocation.
-    constexpr std::size_t json_bytes_per_entry = 512;
-    const auto render_range = [&](std::string& out, std::size_t from, std::size_t to) {
-        if (out.empty()) {
-            out.reserve((to - from) * json_bytes_per_entry + 4);
-            populate(out.data(), out.capacity());
-        }
-        for (std::size_t i = from; i < to; ++i) {
-            if (i > 0) out += ',';
-            append_entry_json(out, catalog, *entries[i]);
-        }
-    };
-    // A big board's JSON is written in two halves at once (the catalog is only read): on
-    // 10,000 tickets it is a fifth of a `board list --json`.
-    std::string out;
-    out.reserve(entries.size() * json_bytes_per_entry + 4);
-    populate(out.data(), out.capacity());
-    out += '[';
-    std::string second;
-    in_halves(entries.size(), [&](std::size_t from, std::size_t to) {
-        render_range(from == 0 ? out : second, from, to);
-    });
-    out += second;
-    out += "]\n";
-    return out;
 }
 
 namespace {

@@ -24,18 +24,6 @@ std::string printable(std::string_view text, bool keep_newlines = false);
 /// starting with `indent`.
 std::string printable_block(std::string_view text, std::string_view indent);
 
-/// Appends `text` as a JSON string literal (quotes, escapes; UTF-8 passes through).
-void append_json_string(std::string& out, std::string_view text);
-
-/// One entry as a JSON object with the field names of state-machine.md §2 (the bulk left
-/// out: see CatalogEntry) plus what a board-wide view adds: `blocked` (a blocker is not
-/// done), `notes_count`, `questions_pending`, and for epics `children` and `children_done`.
-/// `status` is the status shown to people (an epic whose children are all done is `done`).
-void append_entry_json(std::string& out, const Catalog& catalog, const CatalogEntry& entry);
-
-/// `[ {...}, ... ]` with a trailing newline.
-std::string entries_json(const Catalog& catalog, const std::vector<const CatalogEntry*>& entries);
-
 /// A table: a header row and rows of cells, every column but the last padded to its widest
 /// cell. `colours[row][column]` (may be shorter or empty) is an ANSI SGR code such as "33"
 /// applied to that cell when `colour` is true.

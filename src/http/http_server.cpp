@@ -1,15 +1,12 @@
 // The HTTP server: one accept loop and one coroutine per connection on the caller's
-// io_context. Requests are answered by the board_cli_core functions the `board` command runs,
-// so the API and the CLI cannot disagree on a rule or a refusal.
+// io_context. Requests are answered by the application layer the `board` command calls too, so
+// the API and the CLI cannot disagree on a rule or a refusal.
 
-#include "cli/commands.hpp"
-#include "cli/history.hpp"
-#include "cli/render.hpp"
-#include "cli/write_commands.hpp"
 #include "http/event_feed.hpp"
 #include "http/security.hpp"
 #include "http/web_assets.hpp"
 
+#include <board/app.hpp>
 #include <board/board_dir.hpp>
 #include <board/catalog.hpp>
 #include <board/codec.hpp>
@@ -169,19 +166,6 @@ bool string_list_member(const json::object& body,
     return true;
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const auto comma = text.find(',', start);
-        const auto part = text.substr(start, comma - start);
-        if (!part.empty()) out.push_back(part);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
-}
-
 }  // namespace
 
 struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
@@ -190,7 +174,9 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
         , options(std::move(options_))
         , acceptor(io_)
         , rescan_timer(io_)
-        , feed(options.board, micros_since_epoch(), options.journal) {}
+        , feed(options.board, micros_since_epoch(), options.journal)
+        , board(options.live_board ? options.live_board
+                                   : std::make_shared<app::LiveBoard>(options.board)) {}
 
     asio::io_context& io;
     HttpOptions options;
@@ -211,43 +197,8 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
     /// refetches it after every event. Staleness is bounded by what the feed knows: an API write
     /// or ticket_changed() at once, other writers within one rescan.
     std::unordered_map<std::string, std::string> board_cache;
-    /// The board's catalog, loaded once (load_catalog) and then kept current ticket by ticket:
-    /// the tickets the feed saw change are re-read, the rest is not even stat'ed. A list
-    /// after a write then costs one ticket's fold and the rendering, not 10,000 stats.
-    std::optional<Catalog> catalog;
-    std::set<std::string> stale;
-
-    /// The catalog brought up to date, or the storage error.
-    std::variant<const Catalog*, std::string> current_catalog() {
-        if (!catalog) {
-            auto loaded = load_catalog(options.board);
-            if (auto* failed = std::get_if<CatalogError>(&loaded)) return failed->message;
-            catalog.emplace(std::move(std::get<CatalogLoad>(loaded).catalog));
-            stale.clear();
-            return &*catalog;
-        }
-        if (stale.empty()) return &*catalog;
-        std::vector<CatalogEntry> entries = catalog->entries();
-        for (const auto& id : stale) {
-            const auto* known = catalog->find(id);
-            const auto at = known ? static_cast<std::size_t>(known - catalog->entries().data())
-                                  : entries.size();
-            const auto dir = ticket_dir(options.board, id);
-            auto loaded = dir ? load_ticket(*dir) : LogResult<Loaded>{LogError{}};
-            auto* ok = std::get_if<Loaded>(&loaded);
-            if (ok && !ok->ticket.id.empty()) {
-                if (at < entries.size())
-                    entries[at] = summarize(ok->ticket);
-                else
-                    entries.push_back(summarize(ok->ticket));
-            } else if (at < entries.size()) {
-                entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(at));  // gone, or bad
-            }
-        }
-        stale.clear();
-        catalog.emplace(std::move(entries));
-        return &*catalog;
-    }
+    /// The board: shared with the daemon when it runs the server, else this server's own.
+    std::shared_ptr<app::LiveBoard> board;
 
     // -- lifecycle ---------------------------------------------------------------------------
 
@@ -334,7 +285,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
         const auto events = feed.poll(ticket);
         if (events.empty()) return;
         board_cache.clear();  // a board-wide answer may have changed
-        stale.insert(std::string{ticket});
+        board->ticket_changed(ticket);
         for (auto& sub : subscribers) {
             if (sub->closed) continue;
             const std::size_t before = sub->pending.size();
@@ -380,10 +331,12 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
             const bool resume = colon != std::string::npos && last.substr(0, colon) == sub.ticket &&
                                 number(std::string_view{last}.substr(colon + 1), seq);
             changed(sub.ticket);  // what others have not seen yet goes to them first
-            auto history = cli::read_history(options.board, sub.ticket);
-            std::int64_t last_seq = history.events.empty() ? 0 : history.events.back().seq;
+            auto history = board->history(sub.ticket);
+            const std::vector<Event> no_events;
+            const auto& events = history ? history.value().events : no_events;
+            std::int64_t last_seq = events.empty() ? 0 : events.back().seq;
             if (resume) {
-                for (const auto& event : history.events) {
+                for (const auto& event : events) {
                     if (event.seq <= static_cast<std::int64_t>(seq)) continue;
                     std::string line = encode_event(event);
                     std::string data = "{\"ticket\":\"" + sub.ticket +
@@ -598,14 +551,11 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
 
         std::string as = options.default_human;
         if (const auto named = req["X-Board-As"]; !named.empty()) as = std::string{named};
-        if (!cli::is_valid_actor_name(as))
+        if (!app::is_valid_person_name(as))
             return reply(bhttp::status::unprocessable_entity,
                          json_error("X-Board-As: \"" + header_safe(as) +
                                     "\" is not a person's name (printable, no spaces or ':')"));
-        cli::Context ctx;
-        ctx.board = options.board;
-        ctx.by = Actor{ActorKind::human, as};  // the API never acts as an agent
-        ctx.json = true;
+        const Actor by{ActorKind::human, as};  // the API never acts as an agent
 
         const bool get = req.method() == bhttp::verb::get;
         const bool post = req.method() == bhttp::verb::post;
@@ -616,29 +566,18 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
             const std::string key{req.target()};
             if (const auto hit = board_cache.find(key); hit != board_cache.end())
                 return reply(bhttp::status::ok, hit->second);
-            Response res =
-                seg[1] == "tickets" ? list(ctx, target)
-                : seg[1] == "inbox"
-                    ? inbox(ctx)
-                    : outcome(cli::list_questions(
-                          ctx, target.get("pending") == "1" || target.get("pending") == "true"));
+            Response res = seg[1] == "tickets" ? list(target)
+                           : seg[1] == "inbox"
+                               ? answer(board->inbox())
+                               : answer(board->questions(target.get("pending") == "1" ||
+                                                         target.get("pending") == "true"));
             if (res.result() == bhttp::status::ok && res["Board-Warning"].empty()) {
                 if (board_cache.size() >= 64) board_cache.clear();
                 board_cache.emplace(key, res.body());
             }
             return res;
         }
-        if (n == 2 && seg[1] == "tickets" && post) {
-            Response res = create(ctx, req);
-            if (res.result() == bhttp::status::created) {
-                boost::system::error_code ec;
-                const auto made = json::parse(res.body(), ec);
-                if (!ec && made.is_object() && made.as_object().contains("id") &&
-                    made.at("id").is_string())
-                    changed(made.at("id").as_string());
-            }
-            return res;
-        }
+        if (n == 2 && seg[1] == "tickets" && post) return create(req, by);
         if (n == 2 && seg[1] == "whoami" && get)
             return reply(bhttp::status::ok,
                          json::serialize(json::object{{"as", "human:" + as},
@@ -666,12 +605,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
             }
             if (n == 4 && get && seg[3] == "artifacts") return artifacts(id);
             if (n == 5 && get && seg[3] == "artifacts") return artifact(dir, seg[4]);
-            if (n == 4 && post) {
-                Response res = write(ctx, req, id, seg[3]);
-                // Broadcast the write now rather than at the next rescan.
-                if (res.result() == bhttp::status::ok) changed(id);
-                return res;
-            }
+            if (n == 4 && post) return write(req, id, seg[3], by);
         }
         if (n == 4 && seg[1] == "questions" && seg[3] == "answer" && post) {
             const std::string& qid = seg[2];
@@ -695,9 +629,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
                 return reply(bhttp::status::unprocessable_entity, json_error(error));
             if (!string_member(body, "note", note, error))
                 return reply(bhttp::status::unprocessable_entity, json_error(error));
-            Response res = outcome(cli::answer(ctx, qid, value, note));
-            if (res.result() == bhttp::status::ok) changed(qid.substr(0, qid.rfind('.')));
-            return res;
+            return written(board->answer(qid, value, note, by));
         }
         const bool known = (n == 2 && (seg[1] == "tickets" || seg[1] == "inbox" ||
                                        seg[1] == "questions" || seg[1] == "whoami"));
@@ -734,17 +666,33 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
         return res;
     }
 
-    static Response outcome(const cli::CommandOutcome& out, bhttp::status ok = bhttp::status::ok) {
-        if (out.exit_code == 0) {
-            auto res = reply(ok, out.output.empty() ? std::string{"{}\n"} : out.output);
-            for (const auto& w : out.warnings) res.insert("Board-Warning", header_safe(w));
-            return res;
-        }
-        const auto status = out.exit_code == 1   ? bhttp::status::conflict
-                            : out.exit_code == 2 ? bhttp::status::unprocessable_entity
-                                                 : bhttp::status::internal_server_error;
-        std::string message = out.message;
-        return reply(status, json_error(message, out.exit_code, out.warnings));
+    static Response refused(const app::Refusal& refusal) {
+        using Kind = app::Refusal::Kind;
+        const auto status = refusal.kind == Kind::invalid     ? bhttp::status::unprocessable_entity
+                            : refusal.kind == Kind::not_found ? bhttp::status::not_found
+                            : refusal.kind == Kind::refused   ? bhttp::status::conflict
+                                                            : bhttp::status::internal_server_error;
+        return reply(
+            status, json_error(refusal.message, app::exit_code_of(refusal.kind), refusal.warnings));
+    }
+
+    /// A read's JSON, or its refusal; warnings (tickets left out) go in Board-Warning headers.
+    template <class T>
+    static Response answer(const app::Result<T>& result) {
+        if (!result) return refused(result.error());
+        auto res = reply(bhttp::status::ok, app::to_json(result.value()));
+        for (const auto& w : result.value().warnings) res.insert("Board-Warning", header_safe(w));
+        return res;
+    }
+
+    /// A write's ticket, or its refusal. The write is broadcast now, not at the next rescan.
+    Response written(const app::Result<app::Written>& result,
+                     bhttp::status ok = bhttp::status::ok) {
+        if (!result) return refused(result.error());
+        changed(result.value().ticket.id);
+        auto res = reply(ok, app::to_json(result.value()));
+        for (const auto& w : result.value().warnings) res.insert("Board-Warning", header_safe(w));
+        return res;
     }
 
     std::optional<Response> parse_body(const Request& req, json::object& body) {
@@ -758,10 +706,10 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
         return std::nullopt;
     }
 
-    Response list(const cli::Context& ctx, const Target& target) {
+    Response list(const Target& target) {
         ListFilter filter;
         if (target.has("status")) {
-            auto statuses = cli::parse_status_list(target.get("status"));
+            auto statuses = app::parse_status_list(target.get("status"));
             if (!statuses)
                 return reply(bhttp::status::unprocessable_entity,
                              json_error("status: \"" + target.get("status") +
@@ -769,7 +717,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
             filter.statuses = std::move(*statuses);
         }
         if (target.has("awaiting")) {
-            auto types = cli::parse_awaiting_list(target.get("awaiting"));
+            auto types = app::parse_awaiting_list(target.get("awaiting"));
             if (!types)
                 return reply(bhttp::status::unprocessable_entity,
                              json_error("awaiting: \"" + target.get("awaiting") +
@@ -785,34 +733,14 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
         filter.standalone = flag("standalone");
         filter.orphan = flag("orphan");
         filter.all = flag("all");
-        filter.labels = split_commas(target.get("label"));
-        (void)ctx;
-        // cli::list_tickets on the kept catalog: the same query and the same rendering.
-        auto current = current_catalog();
-        if (auto* failed = std::get_if<std::string>(&current))
-            return reply(bhttp::status::internal_server_error, json_error("list: " + *failed, 3));
-        const Catalog& c = *std::get<const Catalog*>(current);
-        return reply(bhttp::status::ok, cli::entries_json(c, c.list(filter)));
+        filter.labels = app::split_list(target.get("label"));
+        return answer(board->list(filter));
     }
 
-    /// Everything awaiting a human, the longest waiting first (by when the ticket last moved).
-    Response inbox(const cli::Context& ctx) {
-        (void)ctx;
-        auto current = current_catalog();
-        if (auto* failed = std::get_if<std::string>(&current))
-            return reply(bhttp::status::internal_server_error, json_error("inbox: " + *failed, 3));
-        const Catalog& c = *std::get<const Catalog*>(current);
-        auto entries = c.awaiting_human({}, {});
-        std::stable_sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) {
-            return a->ticket.updated_at < b->ticket.updated_at;
-        });
-        return reply(bhttp::status::ok, cli::entries_json(c, entries));
-    }
-
-    Response create(const cli::Context& ctx, const Request& req) {
+    Response create(const Request& req, const Actor& by) {
         json::object body;
         if (auto bad = parse_body(req, body)) return std::move(*bad);
-        cli::CreateRequest request;
+        app::CreateRequest request;
         std::string error;
         bool ok = string_member(body, "title", request.title, error, true) &&
                   string_member(body, "description", request.description, error) &&
@@ -833,14 +761,13 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
             }
         }
         if (!ok) return reply(bhttp::status::unprocessable_entity, json_error(error));
-        return outcome(cli::create_ticket(ctx.board, request, ctx.by, true),
-                       bhttp::status::created);
+        return written(board->create(request, by), bhttp::status::created);
     }
 
-    Response write(const cli::Context& ctx,
-                   const Request& req,
+    Response write(const Request& req,
                    const std::string& id,
-                   const std::string& verb) {
+                   const std::string& verb,
+                   const Actor& by) {
         json::object body;
         if (auto bad = parse_body(req, body)) return std::move(*bad);
         std::string text, error;
@@ -852,49 +779,29 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
         };
         if (verb == "approve") {
             if (!field("note", false)) return invalid();
-            return outcome(cli::approve(ctx, id, text));
+            return written(board->approve(id, text, by));
         }
         if (verb == "reject") {
             if (!field("feedback", true)) return invalid();
-            return outcome(cli::reject(ctx, id, text));
+            return written(board->reject(id, text, by));
         }
         if (verb == "note") {
             if (!field("text", true)) return invalid();
-            return outcome(cli::add_note(ctx, id, text, true));
+            return written(board->note(id, text, app::NoteFrom::human, by));
         }
         if (verb == "cancel") {
             if (!field("reason", false)) return invalid();
-            return outcome(cli::cancel(ctx, id, text));
+            return written(board->cancel(id, text, by));
         }
         return reply(bhttp::status::not_found, json_error("no such action: " + verb));
     }
 
     /// The ticket, or with `until` its state after that seq (the replay slider).
     Response show(const std::string& id, std::optional<std::int64_t> until) {
-        auto history = cli::read_history(options.board, id);
-        if (history.error) {
-            const bool unknown = history.error->kind == cli::HistoryError::Kind::unknown_ticket;
-            return reply(unknown ? bhttp::status::not_found : bhttp::status::internal_server_error,
-                         json_error(history.error->message, unknown ? 1 : 3));
-        }
-        std::size_t count = history.events.size();
-        if (until) {
-            count = 0;
-            while (count < history.events.size() && history.events[count].seq <= *until) ++count;
-        }
-        const Folded folded = fold(std::span<const Event>(history.events.data(), count));
-        if (folded.failure)
-            return reply(bhttp::status::internal_server_error,
-                         json_error(id + ": the log does not replay at seq " +
-                                        std::to_string(history.events[folded.failure->first].seq) +
-                                        ": " + folded.failure->second.message,
-                                    3));
-        if (!until) return reply(bhttp::status::ok, encode_ticket(folded.ticket) + "\n");
-        json::object out{{"seq", folded.ticket.seq},
-                         {"last_seq", history.events.empty() ? 0 : history.events.back().seq},
-                         {"ticket", ticket_to_json(folded.ticket)}};
-        if (count > 0) out["event"] = event_to_json(history.events[count - 1]);
-        return reply(bhttp::status::ok, json::serialize(out) + "\n");
+        auto view = board->show(id, until);
+        if (!view) return refused(view.error());
+        return reply(bhttp::status::ok,
+                     until ? app::replay_step_json(view.value()) : app::to_json(view.value()));
     }
 
     Response events(const std::string& id, const Target& target) {

@@ -2,11 +2,10 @@
 // thread) against the server on its own io_context thread. Every endpoint with success and
 // refusal, the security rules, and the live stream (50 subscribers, 5,000 events, resume).
 
-#include "cli/commands.hpp"
-#include "cli/write_commands.hpp"
 #include "http/event_feed.hpp"
 #include "http/security.hpp"
 
+#include <board/app.hpp>
 #include <board/board_dir.hpp>
 #include <board/event_log.hpp>
 #include <board/http.hpp>
@@ -50,8 +49,7 @@ struct TempBoard {
     TempBoard() {
         std::string pattern = (fs::temp_directory_path() / "board-http-XXXXXX").string();
         dir = ::mkdtemp(pattern.data());
-        auto out = cli::init_board(dir, "PROJ");
-        REQUIRE(out.exit_code == 0);
+        REQUIRE(app::init_board(dir, "PROJ"));
     }
 
     ~TempBoard() {
@@ -60,12 +58,12 @@ struct TempBoard {
     }
 
     std::string create(const std::string& title, const std::string& awaiting = {}) {
-        cli::CreateRequest request;
+        app::CreateRequest request;
         request.title = title;
         request.awaiting = awaiting;
-        auto out = cli::create_ticket(dir, request, Actor{ActorKind::human, "alice"}, true);
-        REQUIRE(out.exit_code == 0);
-        return json::parse(out.output).at("id").as_string().c_str();
+        auto made = app::Board{dir}.create(request, Actor{ActorKind::human, "alice"});
+        REQUIRE(made);
+        return made.value().ticket.id;
     }
 
     /// Appends as an agent (questions come only from agents).
@@ -422,14 +420,12 @@ TEST_CASE("board-wide answers are cached until the feed sees an append", "[http]
     CHECK(get(port, "/api/tickets").json().as_array().size() == 3);  // an API write: at once
     REQUIRE(post(port, "/api/tickets/" + two + "/note", R"({"text":"x"})").status == 200);
     REQUIRE(post(port, "/api/tickets/" + two + "/cancel", R"({"reason":"x"})").status == 200);
-    // The kept catalog answers exactly as the CLI's fresh load does.
-    cli::Context ctx;
-    ctx.board = board.dir;
-    ctx.json = true;
+    // The kept board answers exactly as a fresh load from the logs does.
+    app::Board fresh{board.dir};
     ListFilter all;
     all.all = true;
-    CHECK(get(port, "/api/tickets?all=1").body == cli::list_tickets(ctx, all).output);
-    CHECK(get(port, "/api/tickets").body == cli::list_tickets(ctx, ListFilter{}).output);
+    CHECK(get(port, "/api/tickets?all=1").body == app::to_json(fresh.list(all).value()));
+    CHECK(get(port, "/api/tickets").body == app::to_json(fresh.list(ListFilter{}).value()));
 }
 
 TEST_CASE("events, state at a seq, artifacts - traversal and symlinks refused", "[http][api]") {

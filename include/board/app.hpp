@@ -1,0 +1,281 @@
+#pragma once
+// The application layer: the board as a service, under every front end. The `board` CLI parses
+// flags, calls it and renders; the HTTP API routes to it and encodes JSON; the daemon reads
+// through it. Each call takes a typed request and returns a typed result or a Refusal (a kind
+// and one sentence): never an exit code, never rendered text. Every rule a front end would
+// otherwise restate (who may write what, what an id must look like, which tickets a query
+// names, how an epic's completion is derived) is here, once.
+//
+// Writes go through board::transact (the reducer decides under the ticket's lock; a refusal
+// writes nothing), then refresh the ticket's `ticket.json` for people and tools.
+//
+// Threading: a Board is used from one thread at a time. LiveBoard (below) is the one kept,
+// live board a long-running process (board-daemon and its HTTP server) shares.
+
+#include <board/catalog.hpp>
+#include <board/event.hpp>
+#include <board/expected.hpp>
+#include <board/ticket.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace board::app {
+
+/// Why a request was not carried out.
+struct Refusal {
+    enum class Kind {
+        invalid,    ///< the request is malformed (an unknown status, a bad question id)
+        not_found,  ///< no such ticket or question (or an id that cannot name one)
+        refused,    ///< the rules say no (the reducer, a cycle, a blank rejection)
+        storage,    ///< the disk or board.yaml failed; nothing was decided
+    };
+    Kind kind = Kind::refused;
+    /// One sentence naming the action and the cause, e.g. `approve P-4: the ticket is not
+    /// awaiting a human`.
+    std::string message;
+    std::vector<std::string> warnings;  ///< what a caller should still show (tickets left out)
+};
+
+template <class T>
+using Result = Expected<T, Refusal>;
+
+/// The `board` command's exit code for a refusal of this kind (spec/cli.md: 1 refused or
+/// unknown, 2 usage, 3 storage); the HTTP API reports it too, beside its status code.
+int exit_code_of(Refusal::Kind kind);
+
+/// A write that was carried out.
+struct Written {
+    Ticket ticket;  ///< after the write
+    std::vector<std::string> warnings;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+struct CreateRequest {
+    std::string title;
+    std::string description;
+    std::string type = "task";
+    int priority = 2;
+    std::vector<std::string> labels;
+    std::string parent;
+    std::vector<std::string> blocked_by;
+    std::string requires_;  ///< wire spelling, empty for none
+    std::string awaiting;   ///< wire spelling, empty for none
+    bool manual = false;    ///< deprecated: means awaiting work
+};
+
+/// `update` as given; absent = unchanged. `requires_`/`awaiting` take a type or `none`.
+struct UpdateRequest {
+    std::optional<std::string> title, description;
+    std::optional<int> priority;
+    std::optional<std::vector<std::string>> labels;
+    std::optional<std::string> parent;
+    std::optional<std::vector<std::string>> blocked_by;
+    std::optional<std::string> requires_;
+    std::optional<std::string> awaiting;
+};
+
+/// Whose a note is. A person's note by default comes from the agent of the ticket's column
+/// (the seeds' default: notes are the agent's unless said otherwise).
+enum class NoteFrom { human, agent };
+
+struct NextRequest {
+    NextFilter filter;
+    bool human = false;           ///< the human side: the next ticket awaiting a person
+    std::vector<Awaiting> types;  ///< with `human`: only these (empty: any)
+};
+
+// ---------------------------------------------------------------------------------------------
+// Results of reads
+
+/// Tickets a board-wide query picked, and the board they were picked from (rendering asks it
+/// for an epic's progress, whether a blocker is done, whose turn it is).
+struct Picked {
+    std::shared_ptr<const Catalog> catalog;
+    std::vector<const CatalogEntry*> entries;  ///< into *catalog
+    std::vector<std::string> warnings;         ///< tickets left out and why
+};
+
+/// `next`: the whole ticket, or none.
+struct Next {
+    std::optional<Ticket> ticket;
+    std::vector<std::string> warnings;
+};
+
+/// Tickets with questions (every question, or only pending ones), in `list` order.
+struct Asked {
+    std::vector<Ticket> tickets;
+    bool pending_only = false;
+    std::vector<std::string> warnings;
+};
+
+/// One ticket with its log.
+struct TicketView {
+    Ticket ticket;              ///< the fold of the first `folded` events
+    std::vector<Event> events;  ///< the whole log
+    std::size_t folded = 0;
+    /// For an epic: its children (state-machine.md §7: an epic is done when all its children
+    /// are, derived not stored), and whether that makes it done though its log does not say so.
+    std::optional<EpicProgress> epic;
+    bool done_by_children = false;
+    std::vector<std::string> warnings;
+};
+
+/// A ticket's log as read: the events before any fault, the fault, what was recovered.
+struct History {
+    std::vector<Event> events;
+    std::vector<std::string> warnings;  ///< e.g. a torn tail recovered into events.jsonl.torn
+};
+
+/// Every check `verify` makes of one ticket without trusting any cache.
+struct VerifyReport {
+    std::string ticket;
+    std::vector<std::string> faults;    ///< real problems
+    std::vector<std::string> warnings;  ///< worth knowing: edited artifacts, long logs
+    bool unknown = false;               ///< no such ticket (or not an id): nothing to check
+};
+
+// ---------------------------------------------------------------------------------------------
+
+/// Creates `dir/board.yaml` (commented defaults) and `dir/tickets/`. Refuses an existing board.
+Result<std::filesystem::path> init_board(const std::filesystem::path& dir,
+                                         const std::string& prefix);
+
+/// Why `title` cannot be a ticket's title, or nullopt: one line with something on it. Checked
+/// where people and agents type titles, not by the reducer, so that no log that replayed
+/// yesterday stops replaying today.
+std::optional<std::string> title_error(std::string_view title);
+
+/// Nothing but spaces, tabs and line breaks.
+bool is_blank(std::string_view text);
+
+/// A person's name as an actor: non-empty, printable, no spaces, no `:` (it becomes
+/// `human:<name>`).
+bool is_valid_person_name(std::string_view name);
+
+/// A comma-separated value: `a, b,,c` → a, b, c (spaces around an item are not part of it).
+std::vector<std::string> split_list(std::string_view text);
+/// `backlog,review` → the statuses; nullopt if any is unknown.
+std::optional<std::vector<Status>> parse_status_list(std::string_view text);
+/// `work,approval` → the types; nullopt if any is unknown. Empty text is the empty list.
+std::optional<std::vector<Awaiting>> parse_awaiting_list(std::string_view text);
+
+/// The board at a root folder (holding board.yaml). Every board-wide read loads the board
+/// afresh from its logs (see load_catalog: the index is checked against every log).
+class Board {
+public:
+    explicit Board(std::filesystem::path root);
+    virtual ~Board() = default;
+    Board(const Board&) = delete;
+    Board& operator=(const Board&) = delete;
+
+    const std::filesystem::path& root() const { return root_; }
+
+    // Board-wide reads.
+    Result<Picked> list(const ListFilter& filter);
+    Result<Picked> ready(const NextFilter& filter);
+    /// Everything awaiting a person, the longest waiting first.
+    Result<Picked> inbox();
+    Result<Next> next(const NextRequest& request);
+    Result<Asked> questions(bool pending_only);
+
+    // One ticket.
+    /// The ticket and its log; with `until`, its state after that seq (a replay step).
+    Result<TicketView> show(const std::string& id, std::optional<std::int64_t> until = {});
+    Result<History> history(const std::string& id);
+    /// Each of `ids` (every ticket folder when empty, and any folder that is not a ticket id).
+    std::vector<VerifyReport> verify(const std::vector<std::string>& ids);
+    /// The folder of a ticket on this board, or not_found.
+    Result<std::filesystem::path> ticket_folder(std::string_view action, const std::string& id);
+
+    // Writes, as `by`.
+    Result<Written> create(const CreateRequest& request, const Actor& by);
+    Result<Written> approve(const std::string& id, const std::string& note, const Actor& by);
+    Result<Written> reject(const std::string& id, const std::string& feedback, const Actor& by);
+    Result<Written> note(const std::string& id,
+                         const std::string& text,
+                         NoteFrom from,
+                         const Actor& by);
+    /// `question` is `PROJ-12.q1`.
+    Result<Written> answer(const std::string& question,
+                           const std::string& value,
+                           const std::string& note,
+                           const Actor& by);
+    Result<Written> update(const std::string& id, const UpdateRequest& request, const Actor& by);
+    Result<Written> start(const std::string& id, const Actor& by);
+    Result<Written> move(const std::string& id,
+                         const std::string& status,
+                         const std::string& reason,
+                         const Actor& by);
+    Result<Written> cancel(const std::string& id, const std::string& reason, const Actor& by);
+    Result<Written> reopen(const std::string& id, const std::string& reason, const Actor& by);
+    /// A new ticket whose log is the first `at_seq` events of `id`'s and a `forked` marker.
+    Result<Written> fork(const std::string& id, std::int64_t at_seq, const Actor& by);
+
+protected:
+    /// The board's tickets for a board-wide read. This class loads them afresh every time.
+    virtual Result<std::shared_ptr<const CatalogLoad>> board_wide(std::string_view action);
+
+    /// Called after every write through this board, with the ticket written.
+    virtual void written(const std::string& id) { (void)id; }
+
+private:
+    Result<Written> write(std::string_view action,
+                          const std::string& id,
+                          const Actor& by,
+                          const std::vector<Payload>& payloads);
+    Result<Written> committed(const std::filesystem::path& dir, Ticket ticket);
+
+    std::filesystem::path root_;
+};
+
+/// The one kept board of a long-running process: loaded once, then kept current ticket by
+/// ticket as the process learns of changes (ticket_changed: the daemon's inotify watch, a
+/// write through this board). A board-wide read folds only the tickets changed since the last.
+class LiveBoard : public Board {
+public:
+    using Board::Board;
+
+    /// `id`'s log may have changed: the next board-wide read reads it again.
+    void ticket_changed(std::string_view id);
+    /// Anything may have changed (a rescan found logs nobody reported): reload everything.
+    void everything_changed();
+
+protected:
+    Result<std::shared_ptr<const CatalogLoad>> board_wide(std::string_view action) override;
+
+    void written(const std::string& id) override { ticket_changed(id); }
+
+private:
+    std::shared_ptr<const CatalogLoad> kept_;
+    std::set<std::string, std::less<>> stale_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// JSON forms of the results: what `board --json` prints is what the HTTP API answers.
+
+/// One entry as a JSON object with the field names of state-machine.md §2 (the bulk left out:
+/// see CatalogEntry) plus what a board-wide view adds: `blocked` (a blocker is not done),
+/// `notes_count`, `questions_pending`, and for epics `children` and `children_done`. `status`
+/// is the status shown to people (an epic whose children are all done is `done`).
+void append_entry_json(std::string& out, const Catalog& catalog, const CatalogEntry& entry);
+/// `[ {...}, ... ]` and a newline.
+std::string to_json(const Picked& picked);
+/// The ticket written.
+std::string to_json(const Written& written);
+/// The ticket; an epic's with `children`, `children_done` and its derived status.
+std::string to_json(const TicketView& view);
+/// A replay step: `{seq, last_seq, ticket, event}` (the event is the last one folded).
+std::string replay_step_json(const TicketView& view);
+/// Every question of `asked`, each with `id` (`PROJ-12.q1`) and `ticket`.
+std::string to_json(const Asked& asked);
+
+}  // namespace board::app

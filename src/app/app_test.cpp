@@ -1,0 +1,182 @@
+// The application layer on a real board folder: typed results, refusals by kind, and the
+// kept board following changes.
+
+#include <board/app.hpp>
+#include <board/codec.hpp>
+
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace board;
+using namespace board::app;
+using Kind = Refusal::Kind;
+
+namespace {
+
+const Actor ana{ActorKind::human, "ana"};
+
+struct TempBoard {
+    fs::path root = fs::temp_directory_path() /
+                    ("board-app-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+    static inline int n = 0;
+
+    TempBoard() {
+        fs::remove_all(root);
+        REQUIRE(init_board(root, "P"));
+    }
+
+    ~TempBoard() {
+        std::error_code ec;
+        fs::remove_all(root, ec);
+    }
+};
+
+std::string create(Board& board, const std::string& title, CreateRequest request = {}) {
+    request.title = title;
+    auto made = board.create(request, ana);
+    REQUIRE(made);
+    return made.value().ticket.id;
+}
+
+std::vector<std::string> ids(const Picked& picked) {
+    std::vector<std::string> out;
+    for (const auto* e : picked.entries) out.push_back(e->ticket.id);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a write returns the ticket it made, a refusal says its kind and why", "[app]") {
+    TempBoard temp;
+    Board board{temp.root};
+    const auto id = create(board, "First");
+    CHECK(id == "P-1");
+    CHECK(fs::exists(temp.root / "tickets" / id / "ticket.json"));
+
+    const auto unknown = board.approve("P-9", "", ana);
+    REQUIRE_FALSE(unknown);
+    CHECK(unknown.error().kind == Kind::not_found);
+    CHECK(unknown.error().message == "approve: no ticket P-9 on this board");
+    CHECK(board.approve("../etc", "", ana).error().kind == Kind::not_found);
+
+    const auto not_awaiting = board.approve(id, "", ana);
+    REQUIRE_FALSE(not_awaiting);
+    CHECK(not_awaiting.error().kind == Kind::refused);
+    CHECK(not_awaiting.error().message.starts_with("approve P-1: the ticket "));
+
+    CHECK(board.reject(id, "  \n", ana).error().kind == Kind::refused);
+    CHECK(board.answer("P-1", "yes", "", ana).error().kind == Kind::invalid);
+    CHECK(board.move(id, "somewhere", "", ana).error().kind == Kind::invalid);
+    CHECK(board.update(id, {}, ana).error().kind == Kind::invalid);
+    CreateRequest two_lines;
+    two_lines.title = "two\nlines";
+    CHECK(board.create(two_lines, ana).error().kind == Kind::refused);
+
+    const auto noted = board.note(id, "by hand", NoteFrom::human, ana);
+    REQUIRE(noted);
+    CHECK(noted.value().ticket.notes.size() == 1);
+    CHECK(noted.value().ticket.notes.back().from == ActorKind::human);
+    const auto agents = board.note(id, "the agent's", NoteFrom::agent, ana);
+    REQUIRE(agents);
+    CHECK(agents.value().ticket.notes.back().from == ActorKind::agent);
+}
+
+TEST_CASE("board-wide reads: list, next, an unknown epic refused", "[app]") {
+    TempBoard temp;
+    Board board{temp.root};
+    create(board, "Low");
+    CreateRequest urgent;
+    urgent.priority = 0;
+    const auto first = create(board, "Urgent", urgent);
+
+    const auto listed = board.list({});
+    REQUIRE(listed);
+    CHECK(ids(listed.value()) == std::vector<std::string>{first, "P-1"});
+    const auto json = boost::json::parse(to_json(listed.value())).as_array();
+    CHECK(json.at(0).at("title").as_string() == "Urgent");
+
+    const auto next = board.next({});
+    REQUIRE(next);
+    REQUIRE(next.value().ticket);
+    CHECK(next.value().ticket->id == first);
+
+    NextRequest human;
+    human.human = true;
+    CHECK_FALSE(board.next(human).value().ticket);  // nothing awaits a person
+
+    ListFilter children;
+    children.parent = "P-1";
+    const auto not_an_epic = board.list(children);
+    REQUIRE_FALSE(not_an_epic);
+    CHECK(not_an_epic.error().kind == Kind::refused);
+}
+
+TEST_CASE("show derives an epic's completion from its children, as list does", "[app]") {
+    TempBoard temp;
+    Board board{temp.root};
+    CreateRequest epic;
+    epic.type = "epic";
+    const auto parent = create(board, "Epic", epic);
+    CreateRequest child;
+    child.parent = parent;
+    const auto only_child = create(board, "Child", child);
+    REQUIRE(board.cancel(only_child, "not needed", ana));
+
+    const auto shown = board.show(parent);
+    REQUIRE(shown);
+    REQUIRE(shown.value().epic);
+    CHECK(shown.value().epic->children == 1);
+    CHECK(shown.value().done_by_children);
+    const auto json = boost::json::parse(to_json(shown.value())).as_object();
+    CHECK(json.at("status").as_string() == "done");
+    CHECK(json.at("children_done").as_int64() == 1);
+
+    const auto step = board.show(only_child, 1);
+    REQUIRE(step);
+    CHECK(step.value().ticket.status == Status::backlog);
+    CHECK(step.value().folded == 1);
+    CHECK(step.value().events.size() == 2);
+    CHECK(board.show("P-77").error().kind == Kind::not_found);
+}
+
+TEST_CASE("the live board follows what it is told changed, and its own writes", "[app][live]") {
+    TempBoard temp;
+    LiveBoard live{temp.root};
+    Board other{temp.root};  // another process writing the same board
+    const auto id = create(live, "Kept");
+    REQUIRE(live.list({}).value().entries.size() == 1);
+
+    REQUIRE(live.note(id, "through the live board", NoteFrom::human, ana));
+    CHECK(live.list({}).value().entries.front()->notes == 1);
+
+    const auto held = live.list({}).value();  // a reader still holding the kept board
+    UpdateRequest rename;
+    rename.title = "Renamed";
+    REQUIRE(other.update(id, rename, ana));
+    live.ticket_changed(id);
+    CHECK(live.list({}).value().entries.front()->ticket.title == "Renamed");
+    CHECK(held.entries.front()->ticket.title == "Kept");  // what was handed out stays valid
+
+    const auto second = create(other, "Made elsewhere");
+    live.ticket_changed(second);
+    CHECK(live.list({}).value().entries.size() == 2);
+
+    fs::remove_all(temp.root / "tickets" / second);
+    live.everything_changed();
+    CHECK(live.list({}).value().entries.size() == 1);
+}
+
+TEST_CASE("lists of names: spaces around items are not part of them", "[app]") {
+    CHECK(split_list(" a, b,,c ") == std::vector<std::string>{"a", "b", "c"});
+    CHECK(parse_status_list("backlog, review") ==
+          std::vector<Status>{Status::backlog, Status::review});
+    CHECK_FALSE(parse_status_list("backlog,nope"));
+    CHECK(parse_awaiting_list("")->empty());
+    CHECK(is_valid_person_name("ana"));
+    CHECK_FALSE(is_valid_person_name("agent:review"));
+    CHECK_FALSE(is_valid_person_name("two words"));
+}

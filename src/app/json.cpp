@@ -1,0 +1,165 @@
+// The JSON forms of the application layer's results: what `board --json` prints and what the
+// HTTP API answers are the same bytes.
+
+#include "codec/json_writer.hpp"
+
+#include <board/app.hpp>
+#include <board/codec.hpp>
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <array>
+
+namespace board::app {
+namespace {
+
+using codec_detail::append_json_string;
+
+void append_string_list(std::string& out, const std::vector<std::string>& items) {
+    out += '[';
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) out += ',';
+        append_json_string(out, items[i]);
+    }
+    out += ']';
+}
+
+void append_key(std::string& out, std::string_view key) {
+    out += ",\"";
+    out += key;
+    out += "\":";
+}
+
+void append_field(std::string& out, std::string_view key, long long value) {
+    out += key;
+    const fmt::format_int text{value};
+    out.append(text.data(), text.size());
+}
+
+void append_timestamp_field(std::string& out, std::string_view key, UnixMillis at) {
+    out += key;
+    out += '"';
+    out += format_timestamp(at);
+    out += '"';
+}
+
+}  // namespace
+
+void append_entry_json(std::string& out, const Catalog& catalog, const CatalogEntry& entry) {
+    const Ticket& t = entry.ticket;
+    out += "{\"id\":";
+    append_json_string(out, t.id);
+    append_key(out, "title");
+    append_json_string(out, t.title);
+    append_key(out, "type");
+    append_json_string(out, to_string(t.type));
+    append_field(out, ",\"priority\":", t.priority);
+    append_key(out, "labels");
+    append_string_list(out, t.labels);
+    append_key(out, "parent");
+    append_json_string(out, t.parent);
+    append_key(out, "blocked_by");
+    append_string_list(out, t.blocked_by);
+    const Status shown = catalog.shown_status(t);
+    append_key(out, "status");
+    append_json_string(out, to_string(shown));
+    if (t.resolution) {
+        append_key(out, "resolution");
+        append_json_string(out, to_string(*t.resolution));
+    }
+    if (t.awaiting) {
+        append_key(out, "awaiting");
+        append_json_string(out, to_string(*t.awaiting));
+        append_key(out, "handoff");
+        append_json_string(out, to_string(t.handoff));
+    }
+    if (t.requires_) {
+        append_key(out, "requires");
+        append_json_string(out, to_string(*t.requires_));
+    }
+    if (t.run) {
+        append_key(out, "run");
+        out += "{\"id\":";
+        append_json_string(out, t.run->id);
+        out += ",\"phase\":\"";
+        out += to_string(t.run->phase);
+        out += '"';
+        append_timestamp_field(out, ",\"started_at\":", t.run->started_at);
+        out += '}';
+    }
+    const bool blocked = !catalog.blockers_done(t);
+    out += blocked ? ",\"blocked\":true" : ",\"blocked\":false";
+    append_field(out, ",\"phase_attempts\":", t.phase_attempts);
+    append_field(out, ",\"phase_iterations\":", t.phase_iterations);
+    // A double as fmt's "{}" writes it (shortest round trip), into a stack buffer.
+    std::array<char, 48> number{};
+    const auto written = fmt::format_to_n(number.data(), number.size(), "{}", t.cost_usd);
+    out += ",\"cost_usd\":";
+    out.append(number.data(), std::min(written.size, number.size()));
+    append_field(out, ",\"runs_total\":", t.runs_total);
+    append_field(out, ",\"notes_count\":", entry.notes);
+    append_field(out, ",\"questions_pending\":", entry.questions_pending);
+    if (t.type == TicketType::epic) {
+        const EpicProgress progress = catalog.epic_progress(t.id);
+        append_field(out, ",\"children\":", progress.children);
+        append_field(out, ",\"children_done\":", progress.done);
+    }
+    append_timestamp_field(out, ",\"created_at\":", t.created_at);
+    append_timestamp_field(out, ",\"updated_at\":", t.updated_at);
+    append_field(out, ",\"seq\":", t.seq);
+    out += '}';
+}
+
+std::string to_json(const Picked& picked) {
+    // Room for a typical entry (board_gen's average is 430 bytes): one allocation.
+    std::string out;
+    out.reserve(picked.entries.size() * 512 + 4);
+    out += '[';
+    for (std::size_t i = 0; i < picked.entries.size(); ++i) {
+        if (i > 0) out += ',';
+        append_entry_json(out, *picked.catalog, *picked.entries[i]);
+    }
+    out += "]\n";
+    return out;
+}
+
+std::string to_json(const Written& written) {
+    return encode_ticket(written.ticket) + "\n";
+}
+
+std::string to_json(const TicketView& view) {
+    if (!view.epic) return encode_ticket(view.ticket) + "\n";
+    auto json = ticket_to_json(view.ticket);
+    json["children"] = view.epic->children;
+    json["children_done"] = view.epic->done;
+    if (view.done_by_children) json["status"] = "done";
+    return boost::json::serialize(json) + "\n";
+}
+
+std::string replay_step_json(const TicketView& view) {
+    boost::json::object out{{"seq", view.ticket.seq},
+                            {"last_seq", view.events.empty() ? 0 : view.events.back().seq},
+                            {"ticket", ticket_to_json(view.ticket)}};
+    if (view.folded > 0) out["event"] = event_to_json(view.events[view.folded - 1]);
+    return boost::json::serialize(out) + "\n";
+}
+
+std::string to_json(const Asked& asked) {
+    boost::json::array out;
+    for (const Ticket& ticket : asked.tickets) {
+        const auto ticket_json = ticket_to_json(ticket);
+        const auto& questions = ticket_json.at("questions").as_array();
+        for (std::size_t i = 0; i < ticket.questions.size() && i < questions.size(); ++i) {
+            if (asked.pending_only && ticket.questions[i].status != QuestionStatus::pending)
+                continue;
+            boost::json::object item = questions[i].as_object();
+            item["id"] = fmt::format("{}.{}", ticket.id, ticket.questions[i].id);
+            item["ticket"] = ticket.id;
+            out.push_back(std::move(item));
+        }
+    }
+    return boost::json::serialize(out) + "\n";
+}
+
+}  // namespace board::app

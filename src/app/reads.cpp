@@ -1,0 +1,341 @@
+// Every read of the board: board-wide queries through the catalog, one ticket through its log.
+
+#include "support/files.hpp"
+
+#include <board/app.hpp>
+#include <board/artifact.hpp>
+#include <board/board_config.hpp>
+#include <board/codec.hpp>
+#include <board/event_log.hpp>
+#include <board/reduce.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace fs = std::filesystem;
+
+namespace board::app {
+namespace {
+
+using Kind = Refusal::Kind;
+
+Refusal refusal(Kind kind, std::string message, std::vector<std::string> warnings = {}) {
+    return Refusal{kind, std::move(message), std::move(warnings)};
+}
+
+/// A filter naming an epic (`next EPIC`, `ready EPIC`, `list --parent`) that names none would
+/// list nothing and look like an empty board: it is refused, saying what it names.
+std::optional<Refusal> unless_epic(const CatalogLoad& load,
+                                   const std::string& id,
+                                   std::string_view action) {
+    if (id.empty()) return std::nullopt;
+    auto why = load.catalog.epic_error(id);
+    if (!why) return std::nullopt;
+    return refusal(Kind::refused, fmt::format("{}: {}", action, *why), load.warnings);
+}
+
+Picked picked(const std::shared_ptr<const CatalogLoad>& load,
+              std::vector<const CatalogEntry*> entries) {
+    // The catalog lives as long as the load that holds it: share ownership with it.
+    return Picked{
+        std::shared_ptr<const Catalog>(load, &load->catalog), std::move(entries), load->warnings};
+}
+
+Result<BoardConfig> config_of(const fs::path& root, std::string_view action) {
+    auto config = load_board_config(root / "board.yaml");
+    if (!config)
+        return refusal(Kind::storage,
+                       fmt::format("{}: board.yaml: {}", action, config.error().message));
+    return std::move(config).value();
+}
+
+// Same thresholds as Temporal's history warnings (spec/storage.md).
+constexpr std::size_t warn_events = 10'000;
+constexpr std::uintmax_t warn_bytes = 10 * 1024 * 1024;
+
+std::optional<std::string> long_log_warning(const fs::path& ticket_dir, std::size_t events) {
+    std::error_code ec;
+    const auto bytes = fs::file_size(ticket_dir / log_file_name, ec);
+    if (events <= warn_events && (ec || bytes <= warn_bytes)) return std::nullopt;
+    return fmt::format(
+        "the log is long ({} events, {} bytes): every fold pays for it", events, ec ? 0 : bytes);
+}
+
+void check_artifacts(const fs::path& dir, const Ticket& ticket, VerifyReport& report) {
+    for (const auto kind : all_artifact_kinds) {
+        const auto& artifact = ticket.artifact(kind);
+        if (!artifact || artifact->sha256.empty()) continue;
+        std::string error;
+        const auto read = read_artifact(dir / artifact->path, error);
+        if (!read) {
+            report.warnings.push_back(
+                fmt::format("{} artifact {} is missing", to_string(kind), artifact->path));
+        } else if (read->sha256 != artifact->sha256) {
+            report.warnings.push_back(fmt::format(
+                "{} was edited after it was recorded (sha256 differs)", artifact->path));
+        }
+    }
+}
+
+void check_snapshot(const fs::path& dir, const Ticket& folded, VerifyReport& report) {
+    const auto text = read_whole_file(dir / snapshot_file_name);
+    if (!text) return;  // written by writers for people and tools; absent is fine
+    auto snapshot = decode_ticket(*text);
+    if (!snapshot) {
+        report.faults.push_back(
+            fmt::format("ticket.json does not decode: {}", snapshot.error().message));
+    } else if (snapshot.value().seq < folded.seq) {
+        // Behind the log is normal: the daemon appends without refreshing it.
+        report.warnings.push_back(fmt::format(
+            "ticket.json is stale (seq {}, the log is at seq {}); the next write refreshes it",
+            snapshot.value().seq,
+            folded.seq));
+    } else if (!(snapshot.value() == folded)) {
+        report.faults.push_back(
+            fmt::format("ticket.json (seq {}) differs from the fold of the log (seq {})",
+                        snapshot.value().seq,
+                        folded.seq));
+    }
+}
+
+}  // namespace
+
+Board::Board(fs::path root)
+    : root_(std::move(root)) {}
+
+Result<std::shared_ptr<const CatalogLoad>> Board::board_wide(std::string_view action) {
+    auto loaded = load_catalog(root_);
+    if (auto* error = std::get_if<CatalogError>(&loaded))
+        return refusal(Kind::storage, fmt::format("{}: {}", action, error->message));
+    return std::shared_ptr<const CatalogLoad>(
+        std::make_shared<CatalogLoad>(std::move(std::get<CatalogLoad>(loaded))));
+}
+
+Result<Picked> Board::list(const ListFilter& filter) {
+    auto load = board_wide("list");
+    if (!load) return std::move(load).error();
+    const auto& board = load.value();
+    if (auto refused = unless_epic(*board, filter.parent, "list --parent")) return *refused;
+    return picked(board, board->catalog.list(filter));
+}
+
+Result<Picked> Board::ready(const NextFilter& filter) {
+    auto load = board_wide("ready");
+    if (!load) return std::move(load).error();
+    const auto& board = load.value();
+    auto config = config_of(root_, "ready");
+    if (!config) return std::move(config).error();
+    if (auto refused = unless_epic(*board, filter.epic, "ready")) return *refused;
+    return picked(board, board->catalog.ready(config.value().policy, filter));
+}
+
+Result<Picked> Board::inbox() {
+    auto load = board_wide("inbox");
+    if (!load) return std::move(load).error();
+    const auto& board = load.value();
+    auto entries = board->catalog.awaiting_human({}, {});
+    std::stable_sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) {
+        return a->ticket.updated_at < b->ticket.updated_at;
+    });
+    return picked(board, std::move(entries));
+}
+
+Result<Next> Board::next(const NextRequest& request) {
+    auto load = board_wide("next");
+    if (!load) return std::move(load).error();
+    const auto& board = load.value();
+    if (auto refused = unless_epic(*board, request.filter.epic, "next")) return *refused;
+    const CatalogEntry* chosen = nullptr;
+    if (request.human) {
+        chosen = board->catalog.next_for_human(request.types, request.filter);
+    } else {
+        auto config = config_of(root_, "next");
+        if (!config) return std::move(config).error();
+        chosen = board->catalog.next_for_agent(config.value().policy, request.filter);
+    }
+    Next out{std::nullopt, board->warnings};
+    if (!chosen) return out;
+    auto loaded = load_ticket(root_ / "tickets" / chosen->ticket.id);
+    if (auto* error = std::get_if<LogError>(&loaded))
+        return refusal(Kind::storage,
+                       fmt::format("next: cannot read {}: {}", chosen->ticket.id, error->message),
+                       std::move(out.warnings));
+    out.ticket = std::move(std::get<Loaded>(loaded).ticket);
+    return out;
+}
+
+Result<Asked> Board::questions(bool pending_only) {
+    auto load = board_wide("questions");
+    if (!load) return std::move(load).error();
+    Asked out{{}, pending_only, load.value()->warnings};
+    for (const auto& entry : load.value()->catalog.entries()) {
+        if ((pending_only ? entry.questions_pending : entry.questions_total) == 0) continue;
+        auto loaded = load_ticket(root_ / "tickets" / entry.ticket.id);
+        if (auto* error = std::get_if<LogError>(&loaded)) {
+            out.warnings.push_back(error->message);
+            continue;
+        }
+        out.tickets.push_back(std::move(std::get<Loaded>(loaded).ticket));
+    }
+    return out;
+}
+
+Result<History> Board::history(const std::string& id) {
+    if (!is_valid_ticket_id(id))
+        return refusal(Kind::not_found,
+                       fmt::format("\"{}\" is not a ticket id (expected PREFIX-N)", id));
+    const auto path = root_ / "tickets" / id / log_file_name;
+    History history;
+    auto report = read_log(path, [&](const Event& e) { history.events.push_back(e); });
+    if (const auto* error = std::get_if<LogError>(&report)) {
+        if (error->kind == LogError::Kind::not_found)
+            return refusal(Kind::not_found,
+                           fmt::format("no ticket {} ({} does not exist)", id, path.string()));
+        return refusal(Kind::storage, error->message);
+    }
+    history.warnings = std::get<ReadReport>(report).warnings;
+    return history;
+}
+
+Result<TicketView> Board::show(const std::string& id, std::optional<std::int64_t> until) {
+    auto history = this->history(id);
+    if (!history) return std::move(history).error();
+    TicketView view;
+    view.events = std::move(history.value().events);
+    view.warnings = std::move(history.value().warnings);
+    view.folded = view.events.size();
+    if (until) {
+        view.folded = 0;
+        while (view.folded < view.events.size() && view.events[view.folded].seq <= *until)
+            ++view.folded;
+    }
+    Folded folded = fold(std::span<const Event>(view.events.data(), view.folded));
+    if (folded.failure)
+        return refusal(Kind::storage,
+                       fmt::format("{}: the log does not replay at seq {}: {}",
+                                   id,
+                                   view.events[folded.failure->first].seq,
+                                   folded.failure->second.message),
+                       std::move(view.warnings));
+    view.ticket = std::move(folded.ticket);
+    if (auto long_log = long_log_warning(root_ / "tickets" / id, view.events.size()))
+        view.warnings.push_back(fmt::format("{}: {}", id, *long_log));
+    if (view.ticket.type == TicketType::epic) {
+        // An epic's own log cannot say its children are done; the board can.
+        auto load = board_wide("show");
+        if (load) {
+            const Catalog& catalog = load.value()->catalog;
+            view.epic = catalog.epic_progress(id);
+            view.done_by_children = view.ticket.status != Status::done &&
+                                    catalog.shown_status(view.ticket) == Status::done;
+        } else {
+            view.warnings.push_back(
+                fmt::format("{}: its children are not counted: {}", id, load.error().message));
+        }
+    }
+    return view;
+}
+
+std::vector<VerifyReport> Board::verify(const std::vector<std::string>& requested) {
+    std::vector<VerifyReport> reports;
+    std::vector<std::string> ids = requested;
+    if (ids.empty()) {
+        std::error_code ec;
+        for (const auto& entry : fs::directory_iterator(root_ / "tickets", ec)) {
+            const std::string name = entry.path().filename().string();
+            if (!entry.is_directory()) continue;
+            if (is_valid_ticket_id(name)) {
+                ids.push_back(name);
+            } else if (name.front() != '.') {
+                reports.push_back(
+                    {name,
+                     {fmt::format("tickets/{} is not a ticket id (expected PREFIX-N)", name)},
+                     {},
+                     false});
+            }
+        }
+        std::sort(
+            ids.begin(), ids.end(), [](const auto& a, const auto& b) { return id_less(a, b); });
+    }
+    for (const auto& id : ids) {
+        VerifyReport report{id, {}, {}, false};
+        auto history = this->history(id);
+        if (!history) {
+            report.faults.push_back(history.error().message);
+            report.unknown = history.error().kind == Kind::not_found;
+            reports.push_back(std::move(report));
+            continue;
+        }
+        const auto& events = history.value().events;
+        report.warnings = history.value().warnings;
+        const fs::path dir = root_ / "tickets" / id;
+        const Folded folded = fold(events);
+        if (folded.failure) {
+            const auto& [index, rejection] = *folded.failure;
+            report.faults.push_back(
+                fmt::format("seq {} does not replay: {}", events[index].seq, rejection.message));
+            reports.push_back(std::move(report));
+            continue;
+        }
+        const bool forked = std::any_of(events.begin(), events.end(), [](const Event& e) {
+            return std::holds_alternative<Forked>(e.payload);
+        });
+        if (folded.ticket.id != id && !events.empty() && !forked)
+            report.faults.push_back(fmt::format("the log is for {}, not {}", folded.ticket.id, id));
+        if (events.empty()) report.warnings.push_back("the log is empty");
+        check_snapshot(dir, folded.ticket, report);
+        check_artifacts(dir, folded.ticket, report);
+        if (auto long_log = long_log_warning(dir, events.size()))
+            report.warnings.push_back(std::move(*long_log));
+        reports.push_back(std::move(report));
+    }
+    return reports;
+}
+
+// ---------------------------------------------------------------------------------------------
+// LiveBoard
+
+void LiveBoard::ticket_changed(std::string_view id) {
+    if (kept_ && is_valid_ticket_id(id)) stale_.emplace(id);
+}
+
+void LiveBoard::everything_changed() {
+    kept_.reset();
+    stale_.clear();
+}
+
+Result<std::shared_ptr<const CatalogLoad>> LiveBoard::board_wide(std::string_view action) {
+    if (!kept_ || (!stale_.empty() && [&] {
+            // A ticket the kept board does not know (a new one) means building anew.
+            return std::any_of(stale_.begin(), stale_.end(), [&](const std::string& id) {
+                return kept_->catalog.find(id) == nullptr;
+            });
+        }())) {
+        auto fresh = Board::board_wide(action);
+        if (!fresh) return fresh;
+        kept_ = std::move(fresh).value();
+        stale_.clear();
+        return kept_;
+    }
+    if (stale_.empty()) return kept_;
+    // Readers may still hold the kept board (a Picked points into it): change a copy.
+    Catalog catalog{std::vector<CatalogEntry>(kept_->catalog.entries())};
+    for (const auto& id : stale_) {
+        auto loaded = load_ticket(root() / "tickets" / id);
+        if (std::holds_alternative<LogError>(loaded)) {
+            // Left out with a warning, as a load from nothing would do it.
+            everything_changed();
+            return board_wide(action);
+        }
+        (void)catalog.replace(summarize(std::get<Loaded>(loaded).ticket));
+    }
+    auto next = std::make_shared<CatalogLoad>();
+    next->catalog = std::move(catalog);
+    next->warnings = kept_->warnings;
+    stale_.clear();
+    kept_ = std::move(next);
+    return kept_;
+}
+
+}  // namespace board::app
