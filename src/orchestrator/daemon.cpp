@@ -3,6 +3,7 @@
 #include "http/security.hpp"
 #include "orchestrator/agent_process.hpp"
 #include "orchestrator/notifier.hpp"
+#include "orchestrator/planner.hpp"
 #include "orchestrator/preflight.hpp"
 #include "orchestrator/prompt.hpp"
 #include "orchestrator/reporter.hpp"
@@ -50,7 +51,6 @@ namespace {
 
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 UnixMillis now_ms() {
@@ -558,54 +558,31 @@ private:
         return next;
     }
 
-    /// Launches what may run now, in `next` order (the catalog's §7 queries); returns when
-    /// the planner must look again at the latest (a retry backoff or a debounce ends).
+    /// Launches what the planner says may run now; returns when it must look again at the
+    /// latest (a retry backoff or a debounce ends).
     std::optional<Clock::time_point> launch_runnable() {
-        std::optional<Clock::time_point> wake_at;
-        auto wake_no_later = [&](Clock::time_point t) {
-            wake_at = wake_at ? std::min(*wake_at, t) : t;
+        PlanInput input;
+        input.catalog = &current_catalog();
+        input.policy = config_.policy;
+        input.hold = [this](const std::string& id) {
+            TicketHold hold;
+            const auto it = tickets_.find(id);
+            if (it == tickets_.end()) return hold;
+            hold.ticket = it->second.ticket.get();
+            hold.running = running_.count(id) > 0;
+            hold.ran_this_session = it->second.ran_this_session;
+            hold.available_at = it->second.available_at;
+            return hold;
         };
-        // Full: the end of a run wakes the planner again.
-        if (static_cast<int>(running_.size()) >= config_.daemon.max_parallel || stopping_)
-            return wake_at;
-        const auto now = Clock::now();
-        const UnixMillis wall = now_ms();
-        const Catalog& catalog = current_catalog();
-        // What this pass's launches changed: next_action sees WIP as it will be.
-        std::array<int, all_statuses.size()> entered{};
-        std::array<int, all_statuses.size()> started{};
-        for (const CatalogEntry* candidate : catalog.ready(config_.policy, {})) {
-            const std::string& id = candidate->ticket.id;
-            auto& entry = tickets_.at(id);
-            if (running_.count(id)) continue;
-            if (options_.mode == DaemonOptions::Mode::once && entry.ran_this_session) continue;
-            if (entry.available_at > now) {
-                wake_no_later(entry.available_at);
-                continue;
-            }
-            BoardFacts facts = catalog.facts_for(candidate->ticket);
-            for (std::size_t i = 0; i < all_statuses.size(); ++i) {
-                facts.in_status[i] += entered[i];
-                facts.runs_in_status[i] += started[i];
-            }
-            const auto action = next_action(*entry.ticket, config_.policy, facts);
-            const auto* start = std::get_if<StartRun>(&action);
-            if (!start) continue;
-            if (start->not_before > wall) {
-                wake_no_later(now + milliseconds{start->not_before - wall});
-                continue;
-            }
-            if (static_cast<int>(running_.size()) >= config_.daemon.max_parallel || stopping_)
-                break;
-            const Status from = entry.ticket->status;
-            if (start->phase != from) {
-                --entered[static_cast<std::size_t>(from)];
-                ++entered[static_cast<std::size_t>(start->phase)];
-            }
-            ++started[static_cast<std::size_t>(start->phase)];
-            begin_run(id, *start);
-        }
-        return wake_at;
+        input.running = static_cast<int>(running_.size());
+        input.max_parallel = config_.daemon.max_parallel;
+        input.stopping = stopping_;
+        input.once = options_.mode == DaemonOptions::Mode::once;
+        input.now = Clock::now();
+        input.wall = now_ms();
+        const Plan plan = plan_runs(input);
+        for (const auto& launch : plan.launches) begin_run(launch.id, launch.start);
+        return plan.wake_at;
     }
 
     /// The board as the planner sees it: built once, then each changed ticket replaced, so a
