@@ -7,6 +7,7 @@
 #include "orchestrator/preflight.hpp"
 #include "orchestrator/prompt.hpp"
 #include "orchestrator/reporter.hpp"
+#include "orchestrator/run_folder.hpp"
 #include "orchestrator/run_outcome.hpp"
 #include "support/files.hpp"
 
@@ -62,68 +63,6 @@ UnixMillis now_ms() {
 struct IdOrder {
     bool operator()(const std::string& a, const std::string& b) const { return id_less(a, b); }
 };
-
-std::string read_small_file(const fs::path& file, std::size_t max_bytes = 256 * 1024) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return {};
-    std::string text(max_bytes, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(max_bytes));
-    text.resize(static_cast<std::size_t>(in.gcount()));
-    return text;
-}
-
-std::string artifact_file_name(Status phase) {
-    const auto kind = artifact_of(phase);
-    return kind ? std::string{to_string(*kind)} + ".md" : std::string{};
-}
-
-/// The process a pid file names, if it is still the agent of that run: its environment must
-/// hold the run's BOARD_TICKET and BOARD_RUN (pids are reused).
-/// A process started as an agent (or by one): what its environment says it runs for.
-struct AgentProcessFound {
-    int pid = 0;
-    std::string ticket_dir;  ///< BOARD_TICKET_DIR
-    std::string run;         ///< BOARD_RUN
-};
-
-/// Every process with BOARD_TICKET_DIR and BOARD_RUN in its environment. Every agent is
-/// started with both, and whatever it starts inherits them, so /proc finds the agents a dead
-/// daemon left running with no pid file written per run (a file created and deleted per run
-/// costs more than this scan, which runs once, at start-up).
-std::vector<AgentProcessFound> processes_with_a_board_run() {
-    std::vector<AgentProcessFound> found;
-    std::error_code ec;
-    for (const auto& proc : fs::directory_iterator("/proc", ec)) {
-        const std::string name = proc.path().filename().string();
-        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-        const std::string environ_text = read_small_file(proc.path() / "environ", 1 << 20);
-        AgentProcessFound p;
-        for (std::size_t at = 0; at < environ_text.size();) {
-            const auto end = std::min(environ_text.find('\0', at), environ_text.size());
-            const std::string_view kv{environ_text.data() + at, end - at};
-            if (kv.starts_with("BOARD_RUN=")) p.run = kv.substr(10);
-            if (kv.starts_with("BOARD_TICKET_DIR=")) p.ticket_dir = kv.substr(17);
-            at = end + 1;
-        }
-        if (p.run.empty() || p.ticket_dir.empty()) continue;
-        p.pid = std::atoi(name.c_str());
-        found.push_back(std::move(p));
-    }
-    return found;
-}
-
-/// The `.git` folder of the repository holding `board_root` (the nearest one up), if it is a
-/// folder; empty otherwise (no repository, or a `.git` file this code does not follow).
-fs::path git_dir_of(const fs::path& board_root) {
-    std::error_code ec;
-    for (fs::path dir = fs::weakly_canonical(board_root, ec); !dir.empty();
-         dir = dir.parent_path()) {
-        if (fs::is_directory(dir / ".git", ec) && !fs::is_symlink(dir / ".git", ec))
-            return dir / ".git";
-        if (dir == dir.root_path()) break;
-    }
-    return {};
-}
 
 class Daemon {
 public:
@@ -680,7 +619,8 @@ private:
         fs::path cwd = options_.board_root;
         bool writes_cwd = false;
         if (launch_error.empty() && running.phase == Status::implementing && agent.worktree) {
-            auto worktree = co_await ensure_worktree(id, log_file, running.process);
+            auto worktree =
+                co_await ensure_worktree(io_.get_executor(), options_.board_root, id, log_file);
             if (worktree.index() == 1) {
                 launch_error = std::get<1>(worktree);
             } else {
@@ -726,7 +666,8 @@ private:
             // The launcher confines, then runs the program by its full path.
             if (auto exe = find_program(spec, launch_error)) {
                 spec.argv.front() = exe->string();
-                const Confinement rules = confinement_for(work, cwd, writes_cwd, spec);
+                const Confinement rules = confinement_for(
+                    {options_.board_root, work, cwd, writes_cwd, repository_git_dir_}, spec);
                 spec.argv = confined_argv(self_exe_, rules, spec.argv);
             } else {
                 launch_error_is_permanent = true;
@@ -770,133 +711,6 @@ private:
         return sandbox_ok_ && config_.agent(phase)->sandbox != SandboxMode::none;
     }
 
-    /// What a confined agent may write: its run folder, the worktree it works in (and the
-    /// repository's git folder, which its commits write), its own tool state, temp. Never a
-    /// folder that holds the board: those writes would reach the logs. The HTTP token is
-    /// unreadable.
-    Confinement confinement_for(const fs::path& work,
-                                const fs::path& cwd,
-                                bool writes_cwd,
-                                LaunchSpec& spec) const {
-        Confinement rules;
-        std::vector<fs::path> candidates{work, "/var/tmp", "/dev/shm"};
-        for (const char* device :
-             {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"})
-            candidates.emplace_back(device);
-        if (writes_cwd) {
-            candidates.push_back(cwd);
-            // Commits write the repository's object store and refs: the git folder of the
-            // board's own repository, found from the board, never from what the worktree
-            // (the agent's to write) says.
-            if (!repository_git_dir_.empty()) candidates.push_back(repository_git_dir_);
-        }
-        // Each tool's own state, nothing broader (~/.local/bin and ~/.config would let an
-        // agent plant a program or a git hook that later runs unconfined).
-        const char* home = std::getenv("HOME");
-        if (home && *home) {
-            for (const char* state : {".claude",
-                                      ".claude.json",
-                                      ".codex",
-                                      ".gemini",
-                                      ".npm",
-                                      ".cache/claude",
-                                      ".cache/codex"})
-                candidates.push_back(fs::path{home} / state);
-        }
-        for (const char* var : {"CLAUDE_CONFIG_DIR", "CODEX_HOME"}) {
-            if (const char* dir = std::getenv(var); dir && *dir) candidates.emplace_back(dir);
-        }
-        const fs::path tmp = fs::temp_directory_path();
-        std::error_code ec;
-        const fs::path board = fs::weakly_canonical(options_.board_root, ec);
-        auto holds_board = [&](const fs::path& p) {
-            return path_is_within(board, fs::weakly_canonical(p, ec));
-        };
-        if (!holds_board(tmp)) {
-            candidates.push_back(tmp);
-        } else {
-            // The board lives in temp: the agent gets a temp folder of its own instead.
-            const fs::path own_tmp = work / "tmp";
-            fs::create_directories(own_tmp, ec);
-            spec.env.emplace_back("TMPDIR", own_tmp.string());
-        }
-        // Inside the board only the run folder, the worktree and the repository's git folder;
-        // nothing that holds the board.
-        auto inside_board = [&](const fs::path& p) {
-            return path_is_within(fs::weakly_canonical(p, ec), board);
-        };
-        for (auto& c : candidates) {
-            if (!c.is_absolute()) continue;
-            const bool ours = c == work || (writes_cwd && (c == cwd || c == repository_git_dir_));
-            if (holds_board(c) && !ours) continue;
-            if (inside_board(c) && !ours) continue;
-            rules.writable.push_back(std::move(c));
-        }
-        rules.hidden = {options_.board_root / ".board" / "http-token"};
-        return rules;
-    }
-
-    /// After a run: the agent's draft becomes the ticket's artifact (when it changed), and
-    /// the notes it left are the agent's.
-    void take_agent_work(RunRecord& record,
-                         const fs::path& dir,
-                         const fs::path& work,
-                         const std::string& artifact_name) {
-        // The run folder is the agent's: a name there may be a link to anything. Only a
-        // regular file with no other name is taken (read_confined), never followed.
-        bool missing = false;
-        std::string problem;
-        if (!artifact_name.empty()) {
-            const auto drafted =
-                http::read_confined(work, artifact_name, 64u << 20, missing, problem);
-            if (drafted && *drafted != read_small_file(dir / artifact_name, 64u << 20)) {
-                if (auto failed = write_file_atomically(dir / artifact_name, *drafted);
-                    !failed.empty())
-                    record.artifact_error = "could not save the artifact: " + failed;
-            } else if (!drafted && !missing) {
-                record.artifact_error = "the draft was not taken: " + problem;
-            }
-        }
-        if (const auto notes = http::read_confined(work, "notes.jsonl", 1u << 20, missing, problem))
-            read_agent_notes(record, *notes);
-        else if (!missing)
-            record.output.report.warnings.push_back("notes.jsonl was not read: " + problem);
-        read_artifact_into(record, dir, artifact_name);
-    }
-
-    /// `board note` inside a run leaves the agent's notes in its run folder (the log is not
-    /// the agent's to write): one JSON object per line, `{"text": ...}`.
-    static void read_agent_notes(RunRecord& record, const std::string& file_text) {
-        std::istringstream in(file_text);
-        std::string line;
-        int bad = 0;
-        for (int number = 1; std::getline(in, line); ++number) {
-            if (line.empty()) continue;
-            boost::system::error_code parse_error;
-            const auto value = boost::json::parse(line, parse_error);
-            const auto* object = parse_error ? nullptr : value.if_object();
-            const auto* text = object ? object->if_contains("text") : nullptr;
-            if (text && text->is_string() && !text->get_string().empty()) {
-                record.agent_notes.emplace_back(text->get_string());
-            } else if (++bad <= 20) {
-                record.output.report.warnings.push_back(
-                    fmt::format("notes.jsonl line {}: not a note (expected {{\"text\": ...}}); "
-                                "ignored",
-                                number));
-            }
-            if (record.agent_notes.size() >= 100) break;
-        }
-    }
-
-    void read_artifact_into(RunRecord& record, const fs::path& dir, const std::string& name) {
-        record.artifact_path = name;
-        std::error_code ec;
-        if (name.empty() || !fs::exists(dir / name, ec)) return;
-        std::string error;
-        record.artifact = read_artifact(dir / name, error);
-        if (!record.artifact) record.artifact_error = error;
-    }
-
     void commit_outcome(const std::string& id, const RunRecord& record) {
         if (commit(id, [&](const Ticket& t) { return outcome_batch(t, record); })) return;
         // The full batch was refused (a question or artifact the reducer would not take): the
@@ -906,66 +720,6 @@ private:
             std::vector<Authored> last{std::move(batch.back())};
             return last;
         });
-    }
-
-    /// `git worktree` `board/<ID>` on branch `board/<ID>`, created on first use, reused after.
-    asio::awaitable<std::variant<fs::path, std::string>> ensure_worktree(
-        const std::string& id, const fs::path& log_file, std::shared_ptr<AgentProcess>) {
-        const fs::path path = options_.board_root / ".board" / "worktrees" / id;
-        std::error_code ec;
-        if (fs::exists(path / ".git", ec)) co_return path;
-        fs::create_directories(path.parent_path(), ec);
-        write_file_atomically(options_.board_root / ".board" / ".gitignore", "*\n");
-        const std::string branch = "board/" + id;
-        LaunchSpec git;
-        git.argv = {"git",
-                    "-C",
-                    options_.board_root.string(),
-                    "-c",
-                    "core.hooksPath=/dev/null",
-                    "-c",
-                    "core.fsmonitor=false",
-                    "worktree",
-                    "add",
-                    "-B",
-                    branch,
-                    path.string()};
-        // Reuse the branch if it exists (after a rejection), else branch from HEAD.
-        LaunchSpec probe;
-        probe.argv = {"git",
-                      "-C",
-                      options_.board_root.string(),
-                      "rev-parse",
-                      "--verify",
-                      "--quiet",
-                      "refs/heads/" + branch};
-        probe.cwd = git.cwd = options_.board_root;
-        probe.log_file = git.log_file = log_file;
-        probe.timeout = git.timeout = std::chrono::minutes{2};
-        const auto prober = std::make_shared<AgentProcess>(io_.get_executor());
-        auto exists = co_await prober->run(probe);
-        if (exists.launch_error.empty() && exists.exit_code == 0) {
-            git.argv = {"git",
-                        "-C",
-                        options_.board_root.string(),
-                        "-c",
-                        "core.hooksPath=/dev/null",
-                        "-c",
-                        "core.fsmonitor=false",
-                        "worktree",
-                        "add",
-                        path.string(),
-                        branch};
-        }
-        const auto maker = std::make_shared<AgentProcess>(io_.get_executor());
-        auto made = co_await maker->run(git);
-        if (!made.launch_error.empty()) co_return "git worktree: " + made.launch_error;
-        if (made.exit_code != 0)
-            co_return fmt::format("git worktree add {} failed (exit {}); see {}",
-                                  path.string(),
-                                  made.exit_code,
-                                  log_file.string());
-        co_return path;
     }
 
     // ---- recovery -----------------------------------------------------------------------

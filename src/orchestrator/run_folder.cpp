@@ -1,0 +1,256 @@
+#include "orchestrator/run_folder.hpp"
+
+#include "http/security.hpp"
+#include "support/files.hpp"
+
+#include <board/artifact.hpp>
+
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace board::orchestrator {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+
+std::string read_small_file(const fs::path& file, std::size_t max_bytes) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return {};
+    std::string text(max_bytes, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(max_bytes));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    return text;
+}
+
+std::string artifact_file_name(Status phase) {
+    const auto kind = artifact_of(phase);
+    return kind ? std::string{to_string(*kind)} + ".md" : std::string{};
+}
+
+
+Confinement confinement_for(const ConfinementPlaces& places, LaunchSpec& spec) {
+    const fs::path& work = places.run_folder;
+    const fs::path& cwd = places.cwd;
+    const bool writes_cwd = places.writes_cwd;
+    const fs::path& repository_git_dir_ = places.repository_git_dir;
+    Confinement rules;
+    std::vector<fs::path> candidates{work, "/var/tmp", "/dev/shm"};
+    for (const char* device :
+         {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"})
+        candidates.emplace_back(device);
+    if (writes_cwd) {
+        candidates.push_back(cwd);
+        // Commits write the repository's object store and refs: the git folder of the
+        // board's own repository, found from the board, never from what the worktree
+        // (the agent's to write) says.
+        if (!repository_git_dir_.empty()) candidates.push_back(repository_git_dir_);
+    }
+    // Each tool's own state, nothing broader (~/.local/bin and ~/.config would let an
+    // agent plant a program or a git hook that later runs unconfined).
+    const char* home = std::getenv("HOME");
+    if (home && *home) {
+        for (const char* state : {".claude",
+                                  ".claude.json",
+                                  ".codex",
+                                  ".gemini",
+                                  ".npm",
+                                  ".cache/claude",
+                                  ".cache/codex"})
+            candidates.push_back(fs::path{home} / state);
+    }
+    for (const char* var : {"CLAUDE_CONFIG_DIR", "CODEX_HOME"}) {
+        if (const char* dir = std::getenv(var); dir && *dir) candidates.emplace_back(dir);
+    }
+    const fs::path tmp = fs::temp_directory_path();
+    std::error_code ec;
+    const fs::path board = fs::weakly_canonical(places.board_root, ec);
+    auto holds_board = [&](const fs::path& p) {
+        return path_is_within(board, fs::weakly_canonical(p, ec));
+    };
+    if (!holds_board(tmp)) {
+        candidates.push_back(tmp);
+    } else {
+        // The board lives in temp: the agent gets a temp folder of its own instead.
+        const fs::path own_tmp = work / "tmp";
+        fs::create_directories(own_tmp, ec);
+        spec.env.emplace_back("TMPDIR", own_tmp.string());
+    }
+    // Inside the board only the run folder, the worktree and the repository's git folder;
+    // nothing that holds the board.
+    auto inside_board = [&](const fs::path& p) {
+        return path_is_within(fs::weakly_canonical(p, ec), board);
+    };
+    for (auto& c : candidates) {
+        if (!c.is_absolute()) continue;
+        const bool ours = c == work || (writes_cwd && (c == cwd || c == repository_git_dir_));
+        if (holds_board(c) && !ours) continue;
+        if (inside_board(c) && !ours) continue;
+        rules.writable.push_back(std::move(c));
+    }
+    rules.hidden = {places.board_root / ".board" / "http-token"};
+    return rules;
+}
+
+namespace {
+
+void read_artifact_into(RunRecord& record, const fs::path& dir, const std::string& name) {
+    record.artifact_path = name;
+    std::error_code ec;
+    if (name.empty() || !fs::exists(dir / name, ec)) return;
+    std::string error;
+    record.artifact = read_artifact(dir / name, error);
+    if (!record.artifact) record.artifact_error = error;
+}
+
+}  // namespace
+
+/// After a run: the agent's draft becomes the ticket's artifact (when it changed), and
+/// the notes it left are the agent's.
+void take_agent_work(RunRecord& record,
+                     const fs::path& dir,
+                     const fs::path& work,
+                     const std::string& artifact_name) {
+    // The run folder is the agent's: a name there may be a link to anything. Only a
+    // regular file with no other name is taken (read_confined), never followed.
+    bool missing = false;
+    std::string problem;
+    if (!artifact_name.empty()) {
+        const auto drafted = http::read_confined(work, artifact_name, 64u << 20, missing, problem);
+        if (drafted && *drafted != read_small_file(dir / artifact_name, 64u << 20)) {
+            if (auto failed = write_file_atomically(dir / artifact_name, *drafted); !failed.empty())
+                record.artifact_error = "could not save the artifact: " + failed;
+        } else if (!drafted && !missing) {
+            record.artifact_error = "the draft was not taken: " + problem;
+        }
+    }
+    if (const auto notes = http::read_confined(work, "notes.jsonl", 1u << 20, missing, problem))
+        read_agent_notes(record, *notes);
+    else if (!missing)
+        record.output.report.warnings.push_back("notes.jsonl was not read: " + problem);
+    read_artifact_into(record, dir, artifact_name);
+}
+
+/// `board note` inside a run leaves the agent's notes in its run folder (the log is not
+/// the agent's to write): one JSON object per line, `{"text": ...}`.
+void read_agent_notes(RunRecord& record, const std::string& file_text) {
+    std::istringstream in(file_text);
+    std::string line;
+    int bad = 0;
+    for (int number = 1; std::getline(in, line); ++number) {
+        if (line.empty()) continue;
+        boost::system::error_code parse_error;
+        const auto value = boost::json::parse(line, parse_error);
+        const auto* object = parse_error ? nullptr : value.if_object();
+        const auto* text = object ? object->if_contains("text") : nullptr;
+        if (text && text->is_string() && !text->get_string().empty()) {
+            record.agent_notes.emplace_back(text->get_string());
+        } else if (++bad <= 20) {
+            record.output.report.warnings.push_back(
+                fmt::format("notes.jsonl line {}: not a note (expected {{\"text\": ...}}); "
+                            "ignored",
+                            number));
+        }
+        if (record.agent_notes.size() >= 100) break;
+    }
+}
+
+fs::path git_dir_of(const fs::path& board_root) {
+    std::error_code ec;
+    for (fs::path dir = fs::weakly_canonical(board_root, ec); !dir.empty();
+         dir = dir.parent_path()) {
+        if (fs::is_directory(dir / ".git", ec) && !fs::is_symlink(dir / ".git", ec))
+            return dir / ".git";
+        if (dir == dir.root_path()) break;
+    }
+    return {};
+}
+
+asio::awaitable<std::variant<fs::path, std::string>> ensure_worktree(asio::any_io_executor executor,
+                                                                     const fs::path& board_root,
+                                                                     const std::string& id,
+                                                                     const fs::path& log_file) {
+    const fs::path path = board_root / ".board" / "worktrees" / id;
+    std::error_code ec;
+    if (fs::exists(path / ".git", ec)) co_return path;
+    fs::create_directories(path.parent_path(), ec);
+    write_file_atomically(board_root / ".board" / ".gitignore", "*\n");
+    const std::string branch = "board/" + id;
+    LaunchSpec git;
+    git.argv = {"git",
+                "-C",
+                board_root.string(),
+                "-c",
+                "core.hooksPath=/dev/null",
+                "-c",
+                "core.fsmonitor=false",
+                "worktree",
+                "add",
+                "-B",
+                branch,
+                path.string()};
+    // Reuse the branch if it exists (after a rejection), else branch from HEAD.
+    LaunchSpec probe;
+    probe.argv = {"git",
+                  "-C",
+                  board_root.string(),
+                  "rev-parse",
+                  "--verify",
+                  "--quiet",
+                  "refs/heads/" + branch};
+    probe.cwd = git.cwd = board_root;
+    probe.log_file = git.log_file = log_file;
+    probe.timeout = git.timeout = std::chrono::minutes{2};
+    const auto prober = std::make_shared<AgentProcess>(executor);
+    auto exists = co_await prober->run(probe);
+    if (exists.launch_error.empty() && exists.exit_code == 0) {
+        git.argv = {"git",
+                    "-C",
+                    board_root.string(),
+                    "-c",
+                    "core.hooksPath=/dev/null",
+                    "-c",
+                    "core.fsmonitor=false",
+                    "worktree",
+                    "add",
+                    path.string(),
+                    branch};
+    }
+    const auto maker = std::make_shared<AgentProcess>(executor);
+    auto made = co_await maker->run(git);
+    if (!made.launch_error.empty()) co_return "git worktree: " + made.launch_error;
+    if (made.exit_code != 0)
+        co_return fmt::format("git worktree add {} failed (exit {}); see {}",
+                              path.string(),
+                              made.exit_code,
+                              log_file.string());
+    co_return path;
+}
+
+std::vector<AgentProcessFound> processes_with_a_board_run() {
+    std::vector<AgentProcessFound> found;
+    std::error_code ec;
+    for (const auto& proc : fs::directory_iterator("/proc", ec)) {
+        const std::string name = proc.path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+        const std::string environ_text = read_small_file(proc.path() / "environ", 1 << 20);
+        AgentProcessFound p;
+        for (std::size_t at = 0; at < environ_text.size();) {
+            const auto end = std::min(environ_text.find('\0', at), environ_text.size());
+            const std::string_view kv{environ_text.data() + at, end - at};
+            if (kv.starts_with("BOARD_RUN=")) p.run = kv.substr(10);
+            if (kv.starts_with("BOARD_TICKET_DIR=")) p.ticket_dir = kv.substr(17);
+            at = end + 1;
+        }
+        if (p.run.empty() || p.ticket_dir.empty()) continue;
+        p.pid = std::atoi(name.c_str());
+        found.push_back(std::move(p));
+    }
+    return found;
+}
+
+}  // namespace board::orchestrator

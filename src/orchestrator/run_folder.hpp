@@ -1,0 +1,79 @@
+#pragma once
+// What a run is given and what it leaves behind: the folder a confined agent may write, the
+// git worktree it implements in, its draft artifact and notes taken back after it ends, and
+// the agents a dead daemon left running. The daemon's loop calls these; none of them decides
+// anything about the ticket (run_outcome.hpp turns what is found into events).
+
+#include "orchestrator/agent_process.hpp"
+#include "orchestrator/run_outcome.hpp"
+
+#include <board/sandbox.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <filesystem>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace board::orchestrator {
+
+/// At most `max_bytes` of `file`; empty when it cannot be read.
+std::string read_small_file(const std::filesystem::path& file, std::size_t max_bytes = 256 * 1024);
+
+/// The artifact a run of `phase` writes (`research.md`, `plan.md`), or empty.
+std::string artifact_file_name(Status phase);
+
+/// Where a run happens, for its confinement.
+struct ConfinementPlaces {
+    std::filesystem::path board_root;
+    std::filesystem::path run_folder;          ///< `runs/NNNN-<phase>/`: the agent's own
+    std::filesystem::path cwd;                 ///< where it runs
+    bool writes_cwd = false;                   ///< cwd is its worktree
+    std::filesystem::path repository_git_dir;  ///< the board's repository's `.git`, if any
+};
+
+/// What a confined agent may write: its run folder, the worktree it works in (and the
+/// repository's git folder, which its commits write), its own tool state, temp. Never a folder
+/// that holds the board: those writes would reach the logs. The HTTP token is unreadable. A
+/// board inside the temp folder gives the agent a temp folder of its own (TMPDIR in `spec`).
+Confinement confinement_for(const ConfinementPlaces& places, LaunchSpec& spec);
+
+/// After a run: the agent's draft in `work` becomes the ticket's artifact in `dir` (when it
+/// changed; only a regular file with no other name is taken, never a link followed), and the
+/// notes it left in `work/notes.jsonl` are the agent's.
+void take_agent_work(RunRecord& record,
+                     const std::filesystem::path& dir,
+                     const std::filesystem::path& work,
+                     const std::string& artifact_name);
+
+/// `board note` inside a run leaves the agent's notes in its run folder: one JSON object per
+/// line, `{"text": ...}`. Bad lines are warnings (the first 20); at most 100 notes.
+void read_agent_notes(RunRecord& record, const std::string& file_text);
+
+/// The `.git` folder of the repository holding `board_root` (the nearest one up), if it is a
+/// folder; empty otherwise (no repository, or a `.git` file this code does not follow).
+std::filesystem::path git_dir_of(const std::filesystem::path& board_root);
+
+/// `git worktree` `.board/worktrees/<ID>` on branch `board/<ID>`, created on first use (hooks
+/// and fsmonitor off), reused after. The path, or why not (git's output goes to `log_file`).
+boost::asio::awaitable<std::variant<std::filesystem::path, std::string>> ensure_worktree(
+    boost::asio::any_io_executor executor,
+    const std::filesystem::path& board_root,
+    const std::string& id,
+    const std::filesystem::path& log_file);
+
+/// A process started as an agent (or by one): what its environment says it runs for.
+struct AgentProcessFound {
+    int pid = 0;
+    std::string ticket_dir;  ///< BOARD_TICKET_DIR
+    std::string run;         ///< BOARD_RUN
+};
+
+/// Every process with BOARD_TICKET_DIR and BOARD_RUN in its environment. Every agent is
+/// started with both, and whatever it starts inherits them, so /proc finds the agents a dead
+/// daemon left running with no pid file written per run.
+std::vector<AgentProcessFound> processes_with_a_board_run();
+
+}  // namespace board::orchestrator
