@@ -7,6 +7,7 @@
 #include "orchestrator/preflight.hpp"
 #include "orchestrator/prompt.hpp"
 #include "orchestrator/reporter.hpp"
+#include "orchestrator/run_executor.hpp"
 #include "orchestrator/run_folder.hpp"
 #include "orchestrator/run_outcome.hpp"
 #include "support/files.hpp"
@@ -85,10 +86,18 @@ public:
         , poll_timer_(io_)
         , signals_(io_, SIGINT, SIGTERM)
         , tickets_dir_(tickets_dir(options.board_root))
-        , notifier_(config.notify, options.board_root) {
+        , notifier_(config.notify, options.board_root)
+        , launcher_(process_launcher()) {
         if (options.max_parallel) config_.daemon.max_parallel = *options.max_parallel;
         if (options.poll) config_.daemon.poll = *options.poll;
         if (options.debounce) config_.daemon.debounce = *options.debounce;
+        run_context_.board_root = options_.board_root;
+        run_context_.config = &config_;
+        run_context_.templates = &templates_;
+        run_context_.self_exe = self_exe_;
+        run_context_.repository_git_dir = repository_git_dir_;
+        run_context_.sandbox_ok = sandbox_ok_;
+        run_context_.executor = io_.get_executor();
     }
 
     int run() {
@@ -143,7 +152,7 @@ private:
     };
 
     struct Running {
-        std::shared_ptr<AgentProcess> process;
+        std::shared_ptr<AgentRun> agent;
         Status phase = Status::research;
         std::string run_id;
         Clock::time_point started;
@@ -227,10 +236,10 @@ private:
                     signo == SIGINT ? "SIGINT" : "SIGTERM",
                     running_.size(),
                     format_duration(config_.daemon.grace)));
-                for (auto& [id, r] : running_) r.process->interrupt(config_.daemon.grace);
+                for (auto& [id, r] : running_) r.agent->interrupt(config_.daemon.grace);
             } else {
                 reporter_.message("second signal: stopping every agent now");
-                for (auto& [id, r] : running_) r.process->kill_now();
+                for (auto& [id, r] : running_) r.agent->kill_now();
             }
             wake();
             wait_for_signals();
@@ -569,11 +578,11 @@ private:
             return;
         }
         entry.ran_this_session = true;
-        Running running{
-            std::make_shared<AgentProcess>(io_.get_executor()), start.phase, run_id, Clock::now()};
+        Running running{launcher_->prepare(io_.get_executor()), start.phase, run_id, Clock::now()};
         running_.emplace(id, running);
-        reporter_.running(id, start.phase, run_id, running.process);
-        asio::co_spawn(io_, execute(id, **started, running), [this, id](std::exception_ptr e) {
+        reporter_.running(id, start.phase, run_id, running.agent);
+        StartedRun run{running.agent, start.phase, run_id};
+        asio::co_spawn(io_, finish_run(id, **started, run), [this, id](std::exception_ptr e) {
             if (e) {
                 try {
                     std::rethrow_exception(e);
@@ -588,127 +597,18 @@ private:
         });
     }
 
-    asio::awaitable<void> execute(std::string id, Ticket ticket, Running running) {
-        const fs::path dir = tickets_dir_ / id;
-        const fs::path runs = dir / "runs";
-        std::error_code ec;
-        fs::create_directories(runs, ec);
-        const std::string stem = running.run_id + "-" + std::string{to_string(running.phase)};
-        const fs::path prompt_file = runs / (stem + ".prompt.md");
-        const fs::path log_file = runs / (stem + ".log");
-        const std::string artifact_name = artifact_file_name(running.phase);
-        const AgentConfig& agent = *config_.agent(running.phase);
-        // The agent's own folder: where it drafts its artifact and leaves notes. The ticket
-        // folder (its log above all) is the board's; the draft is moved in after the run.
-        const fs::path work = fs::absolute(runs / stem, ec);
-        fs::create_directories(work, ec);
-        const fs::path draft = work / artifact_name;
-        if (!artifact_name.empty() && fs::exists(dir / artifact_name, ec))
-            fs::copy_file(dir / artifact_name, draft, fs::copy_options::overwrite_existing, ec);
-
-        PromptInput input;
-        input.ticket = &ticket;
-        input.phase = running.phase;
-        input.ticket_dir = dir;
-        input.artifact_path = draft;
-        input.research_text = read_small_file(dir / "research.md");
-        input.plan_text = read_small_file(dir / "plan.md");
-        const std::string prompt = render_prompt(templates_.of(running.phase), input);
-        std::string launch_error = write_file_atomically(prompt_file, prompt, Durability::unsynced);
-
-        fs::path cwd = options_.board_root;
-        bool writes_cwd = false;
-        if (launch_error.empty() && running.phase == Status::implementing && agent.worktree) {
-            auto worktree =
-                co_await ensure_worktree(io_.get_executor(), options_.board_root, id, log_file);
-            if (worktree.index() == 1) {
-                launch_error = std::get<1>(worktree);
-            } else {
-                cwd = std::get<0>(worktree);
-                writes_cwd = true;
-            }
-        }
-
-        LaunchRequest request;
-        request.command = agent.command;
-        request.phase = running.phase;
-        request.writable = {work};
-        request.max_steps = agent.max_steps;
-        if (agent.resume) request.resume_session = ticket.last_session;
-        request.confined = confined(running.phase);
-        LaunchPlan plan = plan_launch(agent.dialect, request);
-
-        LaunchSpec spec;
-        spec.argv = std::move(plan.argv);
-        spec.reader = make_output_reader(agent.dialect, prompt);
-        if (agent.dialect != DialectKind::generic) spec.max_line_bytes = 16u << 20;
-        spec.env = {{"BOARD_TICKET", id},
-                    {"BOARD_PHASE", std::string{to_string(running.phase)}},
-                    {"BOARD_TICKET_DIR", dir.string()},
-                    {"BOARD_RUN", running.run_id},
-                    {"BOARD_RUN_DIR", work.string()},
-                    {"BOARD_PROMPT_FILE", prompt_file.string()},
-                    {"BOARD_ARTIFACT", draft.string()},
-                    {"BOARD_DIR", options_.board_root.string()},
-                    {"BOARD_MAX_STEPS", std::to_string(agent.max_steps)}};
-        if (!ticket.last_session.empty())
-            spec.env.emplace_back("BOARD_SESSION", ticket.last_session);
-        for (auto& [key, value] : plan.env_defaults) {
-            if (!std::getenv(key.c_str())) spec.env.emplace_back(std::move(key), std::move(value));
-        }
-        spec.cwd = cwd;
-        spec.stdin_file = prompt_file;
-        spec.log_file = log_file;
-        spec.timeout = agent.timeout;
-        spec.grace = config_.daemon.grace;
-        bool launch_error_is_permanent = false;
-        if (launch_error.empty() && confined(running.phase)) {
-            // The launcher confines, then runs the program by its full path.
-            if (auto exe = find_program(spec, launch_error)) {
-                spec.argv.front() = exe->string();
-                const Confinement rules = confinement_for(
-                    {options_.board_root, work, cwd, writes_cwd, repository_git_dir_}, spec);
-                spec.argv = confined_argv(self_exe_, rules, spec.argv);
-            } else {
-                launch_error_is_permanent = true;
-            }
-        }
-
-        ProcessOutcome outcome;
-        if (launch_error.empty()) {
-            outcome = co_await running.process->run(spec);
-        } else {
-            outcome.launch_error = launch_error;
-        }
-        if (outcome.interrupted && outcome.launch_error.empty()) {
-            commit(id, [&](const Ticket&) {
-                return std::vector<Authored>{
-                    {Actor{ActorKind::system, {}},
-                     RunInterrupted{running.run_id, "board-daemon stopped"}}};
-            });
+    /// Runs the agent, then records how it ended.
+    asio::awaitable<void> finish_run(std::string id, Ticket ticket, StartedRun run) {
+        const std::string run_id = run.run_id;
+        auto record = co_await execute_run(run_context_, id, std::move(ticket), std::move(run));
+        if (record) {
+            commit_outcome(id, *record);
             co_return;
         }
-        RunRecord record;
-        record.run_id = running.run_id;
-        record.phase = running.phase;
-        record.exit_code = outcome.exit_code;
-        record.timed_out = outcome.timed_out;
-        if (!outcome.launch_error.empty()) {
-            record.error = "could not start: " + outcome.launch_error;
-            // A program that is not there, or cannot run, is not there on the next try.
-            record.error_is_permanent =
-                launch_error_is_permanent ||
-                (outcome.exit_code == 0 && classify_error(outcome.launch_error) == Retry::futile);
-        }
-        record.duration_ms = outcome.duration.count();
-        record.output = std::move(outcome.output);
-        take_agent_work(record, dir, work, artifact_name);
-        commit_outcome(id, record);
-    }
-
-    /// Whether runs of `phase` are confined (decided at start by the sandbox probe).
-    bool confined(Status phase) const {
-        return sandbox_ok_ && config_.agent(phase)->sandbox != SandboxMode::none;
+        commit(id, [&](const Ticket&) {
+            return std::vector<Authored>{
+                {Actor{ActorKind::system, {}}, RunInterrupted{run_id, "board-daemon stopped"}}};
+        });
     }
 
     void commit_outcome(const std::string& id, const RunRecord& record) {
@@ -844,7 +744,7 @@ private:
                 stopping_ = true;
                 reporter_.message(fmt::format("--timeout {} reached: stopping",
                                               format_duration(*options_.run_for)));
-                for (auto& [id, r] : running_) r.process->interrupt(config_.daemon.grace);
+                for (auto& [id, r] : running_) r.agent->interrupt(config_.daemon.grace);
             }
             notifier_.reap();
             const bool poll_due = Clock::now() - last_full_scan >= config_.daemon.poll;
@@ -915,6 +815,8 @@ private:
     std::map<std::string, Entry, IdOrder> tickets_;
     Notifier notifier_;
     std::unique_ptr<http::HttpServer> http_;
+    std::unique_ptr<AgentLauncher> launcher_;
+    RunContext run_context_;
     bool looked_once_ = false;  ///< the first scan of the board is done
     std::set<std::string> timed_questions_;
     std::optional<Catalog> catalog_;            ///< see current_catalog()

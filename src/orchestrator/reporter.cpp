@@ -174,7 +174,7 @@ void Reporter::problem(std::string_view text) {
 void Reporter::running(const std::string& ticket,
                        Status phase,
                        const std::string& run,
-                       std::shared_ptr<AgentProcess> process) {
+                       std::shared_ptr<AgentRun> process) {
     agents_[ticket] = Agent{phase, run, std::chrono::steady_clock::now(), std::move(process)};
 }
 

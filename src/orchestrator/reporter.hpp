@@ -3,8 +3,8 @@
 // problems it met, and on a terminal a status block redrawn in place (one line per running
 // agent: ticket, phase, elapsed, last output line; tickets per column; who awaits a human).
 
-#include "orchestrator/agent_process.hpp"
 #include "orchestrator/daemon.hpp"
+#include "orchestrator/run_executor.hpp"
 
 #include <board/event.hpp>
 #include <board/ticket.hpp>
@@ -35,7 +35,7 @@ public:
     void running(const std::string& ticket,
                  Status phase,
                  const std::string& run,
-                 std::shared_ptr<AgentProcess> process);
+                 std::shared_ptr<AgentRun> process);
     void stopped(const std::string& ticket);
     void board(const BoardSnapshot& snapshot);
     /// Redraws the live block (elapsed times, last lines); a no-op in other modes.
@@ -50,7 +50,7 @@ private:
         Status phase = Status::research;
         std::string run;
         std::chrono::steady_clock::time_point started;
-        std::shared_ptr<AgentProcess> process;
+        std::shared_ptr<AgentRun> process;
     };
 
     void clear_block();

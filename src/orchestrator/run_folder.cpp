@@ -32,7 +32,6 @@ std::string artifact_file_name(Status phase) {
     return kind ? std::string{to_string(*kind)} + ".md" : std::string{};
 }
 
-
 Confinement confinement_for(const ConfinementPlaces& places, LaunchSpec& spec) {
     const fs::path& work = places.run_folder;
     const fs::path& cwd = places.cwd;
