@@ -1,0 +1,148 @@
+// One run through the executor with a scripted agent in place of a process: the prompt it is
+// given, the draft it leaves taken as the artifact, its notes, and an interruption.
+
+#include "orchestrator/run_executor.hpp"
+
+#include "support/files.hpp"
+
+#include <board/board_config.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <unistd.h>
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+using namespace board;
+using namespace board::orchestrator;
+
+namespace {
+
+/// What the scripted agent does when run, and what it was given.
+struct Script {
+    std::string output;        ///< what it prints
+    std::string draft;         ///< written to $BOARD_ARTIFACT when not empty
+    std::string note;          ///< a line for $BOARD_RUN_DIR/notes.jsonl when not empty
+    bool interrupted = false;  ///< as if the daemon stopped it
+    LaunchSpec seen;           ///< the launch it was asked for
+};
+
+std::string env_of(const LaunchSpec& spec, const std::string& key) {
+    for (const auto& [k, v] : spec.env)
+        if (k == key) return v;
+    return {};
+}
+
+class ScriptedRun final : public AgentRun {
+public:
+    explicit ScriptedRun(Script& script)
+        : script_(script) {}
+
+    asio::awaitable<ProcessOutcome> run(LaunchSpec spec) override {
+        if (!script_.draft.empty())
+            REQUIRE(write_file_atomically(env_of(spec, "BOARD_ARTIFACT"), script_.draft).empty());
+        if (!script_.note.empty())
+            REQUIRE(write_file_atomically(fs::path{env_of(spec, "BOARD_RUN_DIR")} / "notes.jsonl",
+                                          script_.note)
+                        .empty());
+        OutputCapture capture{spec.reader};
+        capture.feed(script_.output);
+        ProcessOutcome outcome;
+        outcome.interrupted = script_.interrupted;
+        outcome.output = capture.finish(0);
+        script_.seen = std::move(spec);
+        co_return outcome;
+    }
+
+    void interrupt(std::chrono::milliseconds) override {}
+
+    void kill_now() override {}
+
+    const std::string& last_line() const override { return last_; }
+
+private:
+    Script& script_;
+    std::string last_;
+};
+
+struct Fixture {
+    fs::path root = fs::temp_directory_path() / ("board-executor-" + std::to_string(::getpid()));
+    BoardConfig config =
+        parse_board_config("agents:\n  default:\n    command: [scripted]\n    dialect: generic\n")
+            .value();
+    PromptTemplates templates = std::get<PromptTemplates>(load_prompt_templates(root));
+    asio::io_context io;
+    RunContext context;
+    Ticket ticket;
+
+    Fixture() {
+        fs::create_directories(root / "tickets" / "P-1");
+        context.board_root = root;
+        context.config = &config;
+        context.templates = &templates;
+        context.executor = io.get_executor();
+        ticket.id = "P-1";
+        ticket.title = "Retry uploads";
+        ticket.status = Status::research;
+    }
+
+    ~Fixture() {
+        std::error_code ec;
+        fs::remove_all(root, ec);
+    }
+
+    std::optional<RunRecord> run(Script& script) {
+        std::optional<RunRecord> record;
+        StartedRun started{std::make_shared<ScriptedRun>(script), Status::research, "0001"};
+        asio::co_spawn(
+            io,
+            [&]() -> asio::awaitable<void> {
+                record = co_await execute_run(context, "P-1", ticket, started);
+            },
+            [](std::exception_ptr e) {
+                if (e) std::rethrow_exception(e);
+            });
+        io.run();
+        io.restart();
+        return record;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a run gets its prompt and folder, and its draft and notes are taken back",
+          "[executor]") {
+    Fixture f;
+    Script script;
+    script.output = "Looked around.\n<promise>COMPLETE: researched</promise>\n";
+    script.draft = "---\nstatus: complete\nsummary: three findings\n---\n# Findings\n";
+    script.note = "{\"text\": \"the upload client retries nothing today\"}\n";
+    const auto record = f.run(script);
+    REQUIRE(record);
+    CHECK(record->run_id == "0001");
+    CHECK(record->phase == Status::research);
+    CHECK_THAT(record->output.report.message, Catch::Contains("COMPLETE: researched"));
+    CHECK(record->agent_notes ==
+          std::vector<std::string>{"the upload client retries nothing today"});
+    REQUIRE(record->artifact);
+    CHECK(record->artifact->front_matter.summary == "three findings");
+    CHECK(read_whole_file(f.root / "tickets" / "P-1" / "research.md") == script.draft);
+
+    // What it was given: argv from the dialect, the prompt on stdin, its own folder.
+    CHECK(script.seen.argv.front() == "scripted");
+    CHECK_THAT(read_whole_file(script.seen.stdin_file).value_or(""),
+               Catch::Contains("Retry uploads"));
+    CHECK(env_of(script.seen, "BOARD_TICKET") == "P-1");
+    CHECK(fs::path{env_of(script.seen, "BOARD_RUN_DIR")}.filename() == "0001-research");
+}
+
+TEST_CASE("an interrupted run gives no record: the daemon records the interruption", "[executor]") {
+    Fixture f;
+    Script script;
+    script.output = "<promise>COMPLETE</promise>\n";
+    script.interrupted = true;
+    CHECK_FALSE(f.run(script));
+}
