@@ -10,6 +10,7 @@
 #include "orchestrator/run_executor.hpp"
 #include "orchestrator/run_folder.hpp"
 #include "orchestrator/run_outcome.hpp"
+#include "orchestrator/watcher.hpp"
 #include "support/files.hpp"
 
 #include <board/agent_dialect.hpp>
@@ -43,7 +44,6 @@
 #include <set>
 #include <sstream>
 #include <sys/file.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -87,6 +87,7 @@ public:
         , signals_(io_, SIGINT, SIGTERM)
         , tickets_dir_(tickets_dir(options.board_root))
         , notifier_(config.notify, options.board_root)
+        , watcher_(io_, tickets_dir_, [this] { wake(); })
         , launcher_(process_launcher()) {
         if (options.max_parallel) config_.daemon.max_parallel = *options.max_parallel;
         if (options.poll) config_.daemon.poll = *options.poll;
@@ -148,7 +149,6 @@ private:
         Clock::time_point available_at{};
         bool ran_this_session = false;
         std::string problem;  ///< the last load error, printed once per change
-        int watch = -1;
     };
 
     struct Running {
@@ -257,7 +257,7 @@ private:
         auto it = tickets_.find(id);
         if (it == tickets_.end()) {
             it = tickets_.emplace(id, Entry{tickets_dir_ / id}).first;
-            watch_ticket(id, it->second);
+            watcher_.watch(id);
         }
         return it->second;
     }
@@ -348,63 +348,8 @@ private:
             timed_questions_.erase(id);
     }
 
-    // ---- watching -----------------------------------------------------------------------
-
-    void start_watching() {
-        inotify_fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        if (inotify_fd_ < 0) {
-            reporter_.message(fmt::format("inotify unavailable ({}); polling every {}",
-                                          std::strerror(errno),
-                                          format_duration(config_.daemon.poll)));
-            return;
-        }
-        board_watch_ = ::inotify_add_watch(
-            inotify_fd_, tickets_dir_.c_str(), IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
-        inotify_stream_.emplace(io_, inotify_fd_);
-        asio::co_spawn(io_, read_notifications(), asio::detached);
-    }
-
-    void watch_ticket(const std::string& id, Entry& entry) {
-        if (inotify_fd_ < 0) return;
-        entry.watch = ::inotify_add_watch(inotify_fd_,
-                                          (tickets_dir_ / id).c_str(),
-                                          IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE);
-        if (entry.watch >= 0) watched_[entry.watch] = id;
-    }
-
-    asio::awaitable<void> read_notifications() {
-        std::vector<char> buffer(64 * 1024);
-        for (;;) {
-            auto [ec, n] = co_await inotify_stream_->async_read_some(
-                asio::buffer(buffer), asio::as_tuple(asio::use_awaitable));
-            if (ec) co_return;
-            note_changes({buffer.data(), n});
-            if (!dirty_.empty()) wake();
-        }
-    }
-
-    /// Marks the tickets named in a buffer of inotify events for a re-read. (Not inside the
-    /// coroutine: inotify_event ends in a flexible array member.)
-    void note_changes(std::string_view events) {
-        std::size_t off = 0;
-        while (off + sizeof(inotify_event) <= events.size()) {
-            inotify_event header;
-            std::memcpy(&header, events.data() + off, sizeof header);
-            const char* name_start = events.data() + off + sizeof header;
-            const std::string_view name{name_start, ::strnlen(name_start, header.len)};
-            off += sizeof header + header.len;
-            if (header.wd == board_watch_) {
-                if (is_valid_ticket_id(name)) dirty_.insert(std::string{name});
-            } else if (auto it = watched_.find(header.wd); it != watched_.end()) {
-                if (name == log_file_name) dirty_.insert(it->second);
-            }
-        }
-    }
-
     void refresh_dirty() {
-        auto dirty = std::move(dirty_);
-        dirty_.clear();
-        for (const auto& id : dirty) {
+        for (const auto& id : watcher_.take_changed()) {
             auto& entry = entry_for(id);
             reload(id, entry);
         }
@@ -574,7 +519,7 @@ private:
             before->seq,
             Snapshot::leave_for_the_outcome);
         if (!started) {
-            dirty_.insert(id);  // it changed under us: look again
+            watcher_.mark(id);  // it changed under us: look again
             return;
         }
         entry.ran_this_session = true;
@@ -703,7 +648,10 @@ private:
 
     asio::awaitable<void> main_loop() {
         if (reporter_.live()) asio::co_spawn(io_, tick_live_view(), asio::detached);
-        start_watching();
+        if (auto why = watcher_.start())
+            reporter_.message(fmt::format("inotify unavailable ({}); polling every {}",
+                                          *why,
+                                          format_duration(config_.daemon.poll)));
         scan_board();
         looked_once_ = true;
         recover();
@@ -748,7 +696,7 @@ private:
             }
             notifier_.reap();
             const bool poll_due = Clock::now() - last_full_scan >= config_.daemon.poll;
-            if (inotify_fd_ < 0 || poll_due) {
+            if (!watcher_.available() || poll_due) {
                 scan_board();
                 last_full_scan = Clock::now();
             } else {
@@ -764,11 +712,11 @@ private:
                     wake_at = wake_at ? std::min(*wake_at, *next) : *next;
             }
             if (reporter_.live()) reporter_.board(snapshot());
-            if (running_.empty() && dirty_.empty()) {
+            if (running_.empty() && !watcher_.has_changed()) {
                 if (stopping_) break;
                 if (!watching && !wake_at) break;  // nothing can move without a human
             }
-            if (!dirty_.empty()) continue;
+            if (watcher_.has_changed()) continue;
             if (watching || !running_.empty()) {
                 const auto poll_at = last_full_scan + config_.daemon.poll;
                 wake_at = wake_at ? std::min(*wake_at, poll_at) : poll_at;
@@ -785,7 +733,7 @@ private:
         }
         finished_ = true;
         if (http_) http_->stop();
-        if (inotify_stream_) inotify_stream_->close();
+        watcher_.stop();
         signals_.cancel();
         poll_timer_.cancel();
     }
@@ -814,6 +762,7 @@ private:
     fs::path tickets_dir_;
     std::map<std::string, Entry, IdOrder> tickets_;
     Notifier notifier_;
+    BoardWatcher watcher_;
     std::unique_ptr<http::HttpServer> http_;
     std::unique_ptr<AgentLauncher> launcher_;
     RunContext run_context_;
@@ -824,11 +773,6 @@ private:
     std::set<std::string> changed_since_plan_;  ///< tickets to replace in it  ///< tickets with a
                                                 ///< question that can time out
     std::map<std::string, Running, IdOrder> running_;
-    std::set<std::string> dirty_;
-    std::map<int, std::string> watched_;
-    std::optional<asio::posix::stream_descriptor> inotify_stream_;
-    int inotify_fd_ = -1;
-    int board_watch_ = -1;
     int lock_fd_ = -1;
     bool wake_pending_ = false;
     bool stopping_ = false;

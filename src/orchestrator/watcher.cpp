@@ -1,0 +1,89 @@
+#include "orchestrator/watcher.hpp"
+
+#include <board/board_dir.hpp>
+#include <board/event_log.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <sys/inotify.h>
+#include <vector>
+
+namespace board::orchestrator {
+
+namespace asio = boost::asio;
+
+BoardWatcher::BoardWatcher(asio::io_context& io,
+                           std::filesystem::path tickets_dir,
+                           std::function<void()> changed)
+    : io_(io)
+    , tickets_dir_(std::move(tickets_dir))
+    , changed_(std::move(changed)) {}
+
+BoardWatcher::~BoardWatcher() {
+    stop();
+}
+
+std::optional<std::string> BoardWatcher::start() {
+    fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (fd_ < 0) return std::strerror(errno);
+    board_watch_ =
+        ::inotify_add_watch(fd_, tickets_dir_.c_str(), IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
+    stream_.emplace(io_, fd_);  // owns the descriptor from here on
+    asio::co_spawn(io_, read_notifications(), asio::detached);
+    return std::nullopt;
+}
+
+void BoardWatcher::watch(const std::string& id) {
+    if (fd_ < 0) return;
+    const int watch = ::inotify_add_watch(
+        fd_, (tickets_dir_ / id).c_str(), IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE);
+    if (watch >= 0) watched_[watch] = id;
+}
+
+std::set<std::string> BoardWatcher::take_changed() {
+    std::set<std::string> out;
+    out.swap(changed_ids_);
+    return out;
+}
+
+void BoardWatcher::stop() {
+    if (stream_) stream_->close();
+    stream_.reset();
+    fd_ = -1;
+}
+
+asio::awaitable<void> BoardWatcher::read_notifications() {
+    std::vector<char> buffer(64 * 1024);
+    for (;;) {
+        if (!stream_) co_return;
+        auto [ec, n] = co_await stream_->async_read_some(asio::buffer(buffer),
+                                                         asio::as_tuple(asio::use_awaitable));
+        if (ec) co_return;
+        note({buffer.data(), n});
+        if (!changed_ids_.empty()) changed_();
+    }
+}
+
+// Not inside the coroutine: inotify_event ends in a flexible array member.
+void BoardWatcher::note(std::string_view events) {
+    std::size_t off = 0;
+    while (off + sizeof(inotify_event) <= events.size()) {
+        inotify_event header;
+        std::memcpy(&header, events.data() + off, sizeof header);
+        const char* name_start = events.data() + off + sizeof header;
+        const std::string_view name{name_start, ::strnlen(name_start, header.len)};
+        off += sizeof header + header.len;
+        if (header.wd == board_watch_) {
+            if (is_valid_ticket_id(name)) changed_ids_.insert(std::string{name});
+        } else if (auto it = watched_.find(header.wd); it != watched_.end()) {
+            if (name == log_file_name) changed_ids_.insert(it->second);
+        }
+    }
+}
+
+}  // namespace board::orchestrator
