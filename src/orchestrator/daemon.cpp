@@ -6,6 +6,7 @@
 #include "orchestrator/planner.hpp"
 #include "orchestrator/preflight.hpp"
 #include "orchestrator/prompt.hpp"
+#include "orchestrator/recovery.hpp"
 #include "orchestrator/reporter.hpp"
 #include "orchestrator/run_executor.hpp"
 #include "orchestrator/run_folder.hpp"
@@ -129,12 +130,12 @@ public:
 private:
     /// What the daemon knows of one ticket. It keeps the folded ticket and the identity of the
     /// log it came from, not an open EventLog: a board holds thousands of tickets, and a log
-    /// that has not changed since (same inode, size and mtime) is not read again.
+    /// that has not changed since (same inode, size and ctime) is not read again.
     struct LogStamp {
         dev_t device = 0;
         ino_t inode = 0;
         off_t size = -1;
-        std::int64_t mtime_ns = 0;
+        std::int64_t ctime_ns = 0;  ///< unlike the mtime, nothing sets it back (cp -p)
         friend bool operator==(const LogStamp&, const LogStamp&) = default;
     };
 
@@ -283,7 +284,7 @@ private:
             st.st_dev,
             st.st_ino,
             st.st_size,
-            static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+            static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec};
     }
 
     void reload(const std::string& id, Entry& entry) {
@@ -577,61 +578,22 @@ private:
         for (auto& [id, entry] : tickets_) {
             if (!entry.ticket || !entry.ticket->run) continue;
             const Run run = *entry.ticket->run;
-            const fs::path runs = tickets_dir_ / id / "runs";
-            const std::string stem = run.id + "-" + std::string{to_string(run.phase)};
             if (!found) found = processes_with_a_board_run();  // once, and only if needed
-            for (const auto& agent : *found) {
-                // The directory is compared as a file, so another board's PROJ-1 run 0001
-                // is never taken for this one's.
-                std::error_code same_ec;
-                if (agent.run != run.id ||
-                    !fs::equivalent(agent.ticket_dir, tickets_dir_ / id, same_ec))
-                    continue;
-                // Its whole group: the agent and what it started.
-                if (const pid_t group = ::getpgid(agent.pid); group > 0)
-                    signal_group(group, SIGKILL);
-                reporter_.message(
-                    fmt::format("{}: stopped the agent of run {} left by the last daemon (pid {})",
-                                id,
-                                run.id,
-                                agent.pid));
-            }
-            // Read as the run's own dialect reads it, its saved prompt telling echo apart.
-            const auto* agent = config_.agent(run.phase);
-            OutputCapture capture{
-                make_output_reader(agent ? agent->dialect : DialectKind::generic,
-                                   read_small_file(runs / (stem + ".prompt.md"), 4u << 20))};
-            std::ifstream saved(runs / (stem + ".log"), std::ios::binary);
-            std::vector<char> chunk(64 * 1024);
-            while (saved) {
-                saved.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-                if (saved.gcount() <= 0) break;
-                capture.feed({chunk.data(), static_cast<std::size_t>(saved.gcount())});
-            }
-            RunRecord record;
-            record.run_id = run.id;
-            record.phase = run.phase;
-            record.output = capture.finish(0);
-            const auto signal = scan_signals(record.output.report.message).signal;
-            if (signal) {
-                record.duration_ms = std::max<std::int64_t>(0, now_ms() - run.started_at);
-                record.recovered =
-                    "the daemon stopped while this run was in flight; its saved output "
-                    "ends with a signal, which is applied";
-                take_agent_work(record,
-                                tickets_dir_ / id,
-                                fs::absolute(runs / stem),
-                                artifact_file_name(run.phase));
-                commit_outcome(id, record);
-            } else {
-                commit(id, [&](const Ticket&) {
-                    return std::vector<Authored>{
-                        {Actor{ActorKind::system, {}},
-                         RunInterrupted{run.id,
-                                        "the daemon stopped while it was in flight (found at "
-                                        "restart); the phase runs again"}}};
+            auto record =
+                resolve_leftover_run(run_context_, id, run, *found, [this](const std::string& m) {
+                    reporter_.message(m);
                 });
+            if (record) {
+                commit_outcome(id, *record);
+                continue;
             }
+            commit(id, [&](const Ticket&) {
+                return std::vector<Authored>{
+                    {Actor{ActorKind::system, {}},
+                     RunInterrupted{run.id,
+                                    "the daemon stopped while it was in flight (found at "
+                                    "restart); the phase runs again"}}};
+            });
         }
     }
 

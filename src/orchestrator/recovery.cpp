@@ -1,0 +1,67 @@
+#include "orchestrator/recovery.hpp"
+
+#include "orchestrator/run_folder.hpp"
+
+#include <board/agent_dialect.hpp>
+#include <board/agent_output.hpp>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <unistd.h>
+
+namespace board::orchestrator {
+
+namespace fs = std::filesystem;
+
+std::optional<RunRecord> resolve_leftover_run(const RunContext& context,
+                                              const std::string& id,
+                                              const Run& run,
+                                              const std::vector<AgentProcessFound>& found,
+                                              const std::function<void(const std::string&)>& say) {
+    const fs::path ticket_dir = context.board_root / "tickets" / id;
+    const fs::path runs = ticket_dir / "runs";
+    const std::string stem = run.id + "-" + std::string{to_string(run.phase)};
+    for (const auto& agent : found) {
+        // The directory is compared as a file, so another board's PROJ-1 run 0001 is never
+        // taken for this one's.
+        std::error_code same_ec;
+        if (agent.run != run.id || !fs::equivalent(agent.ticket_dir, ticket_dir, same_ec)) continue;
+        // Its whole group: the agent and what it started.
+        if (const pid_t group = ::getpgid(agent.pid); group > 0) signal_group(group, SIGKILL);
+        say(fmt::format("{}: stopped the agent of run {} left by the last daemon (pid {})",
+                        id,
+                        run.id,
+                        agent.pid));
+    }
+    // Read as the run's own dialect reads it, its saved prompt telling echo apart.
+    const auto* agent = context.config->agent(run.phase);
+    OutputCapture capture{
+        make_output_reader(agent ? agent->dialect : DialectKind::generic,
+                           read_small_file(runs / (stem + ".prompt.md"), 4u << 20))};
+    std::ifstream saved(runs / (stem + ".log"), std::ios::binary);
+    std::vector<char> chunk(64 * 1024);
+    while (saved) {
+        saved.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+        if (saved.gcount() <= 0) break;
+        capture.feed({chunk.data(), static_cast<std::size_t>(saved.gcount())});
+    }
+    RunRecord record;
+    record.run_id = run.id;
+    record.phase = run.phase;
+    record.output = capture.finish(0);
+    if (!scan_signals(record.output.report.message).signal) return std::nullopt;
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+    record.duration_ms = std::max<std::int64_t>(0, now - run.started_at);
+    record.recovered =
+        "the daemon stopped while this run was in flight; its saved output ends with a signal, "
+        "which is applied";
+    take_agent_work(record, ticket_dir, fs::absolute(runs / stem), artifact_file_name(run.phase));
+    return record;
+}
+
+}  // namespace board::orchestrator

@@ -1,0 +1,26 @@
+#pragma once
+// Runs left in flight by a daemon that died (spec/agents.md: every step resumable). At start
+// the daemon finds each ticket whose log says a run is in flight; this stops that run's agent
+// if it still runs (its whole group) and reads what it saved.
+
+#include "orchestrator/run_executor.hpp"
+#include "orchestrator/run_folder.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace board::orchestrator {
+
+/// The record to apply when the run's saved output ends with a signal (its draft and notes
+/// taken back as after any run); nullopt when it does not, and the caller records the run as
+/// interrupted (the phase runs again). `found`: processes_with_a_board_run(); `say` reports
+/// each agent stopped.
+std::optional<RunRecord> resolve_leftover_run(const RunContext& context,
+                                              const std::string& id,
+                                              const Run& run,
+                                              const std::vector<AgentProcessFound>& found,
+                                              const std::function<void(const std::string&)>& say);
+
+}  // namespace board::orchestrator
