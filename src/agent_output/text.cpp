@@ -1,59 +1,15 @@
 #include "agent_output/text.hpp"
 
+#include "support/utf8.hpp"
+
 #include <algorithm>
-#include <array>
 #include <cstdint>
 
 namespace board::agent_output {
 namespace {
 
-constexpr std::string_view replacement = "\xEF\xBF\xBD";  // U+FFFD
-
 bool is_space(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-/// A lead byte range: how many continuation bytes follow, and the range of the first one
-/// (narrowed to exclude overlongs, surrogates and code points above U+10FFFF).
-struct Lead {
-    std::uint8_t first;
-    std::uint8_t last;
-    std::uint8_t tail;
-    std::uint8_t lo;
-    std::uint8_t hi;
-};
-
-// Unicode §3.9, table 3-7 (well-formed UTF-8 byte sequences).
-constexpr std::array<Lead, 8> leads{{{0xC2, 0xDF, 1, 0x80, 0xBF},
-                                     {0xE0, 0xE0, 2, 0xA0, 0xBF},
-                                     {0xE1, 0xEC, 2, 0x80, 0xBF},
-                                     {0xED, 0xED, 2, 0x80, 0x9F},
-                                     {0xEE, 0xEF, 2, 0x80, 0xBF},
-                                     {0xF0, 0xF0, 3, 0x90, 0xBF},
-                                     {0xF1, 0xF3, 3, 0x80, 0xBF},
-                                     {0xF4, 0xF4, 3, 0x80, 0x8F}}};
-
-struct Sequence {
-    std::size_t length;  ///< bytes of the code point, or of the maximal invalid subpart
-    bool valid;
-};
-
-/// The non-ASCII sequence at the start of `in` (not empty).
-Sequence sequence_at(std::string_view in) {
-    const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(in[i]); };
-    const auto* lead = std::find_if(leads.begin(), leads.end(), [&](const Lead& l) {
-        return byte(0) >= l.first && byte(0) <= l.last;
-    });
-    if (lead == leads.end()) return {1, false};
-    const std::size_t tail = lead->tail;
-    std::size_t i = 1;
-    while (i <= tail && i < in.size()) {
-        const std::uint8_t lo = i == 1 ? lead->lo : 0x80;
-        const std::uint8_t hi = i == 1 ? lead->hi : 0xBF;
-        if (byte(i) < lo || byte(i) > hi) break;
-        ++i;
-    }
-    return {i, i == tail + 1};
 }
 
 }  // namespace
@@ -68,29 +24,29 @@ std::string_view trim(std::string_view text) {
 
 std::size_t append_utf8(std::string& out, std::string_view in, std::size_t max_bytes) {
     std::size_t used = 0;
-    std::size_t i = 0;
-    while (i < in.size()) {
-        // Runs of ASCII are the common case: copy them in one go.
-        std::size_t ascii = i;
+    std::size_t at = 0;
+    while (at < in.size()) {
+        // Only what can fit is checked, and the 4 bytes of a character begun before the cap.
         const std::size_t room = max_bytes - used;
-        while (ascii < in.size() && ascii - i < room &&
-               static_cast<std::uint8_t>(in[ascii]) < 0x80) {
-            ++ascii;
+        const std::string_view window = in.substr(at, std::min(room, in.size() - at) + 4);
+        const std::size_t valid = valid_utf8_prefix(window);
+        if (valid > room) {  // stop before the first character that does not fit
+            std::size_t cut = room;
+            while (cut > 0 && (static_cast<std::uint8_t>(window[cut]) & 0xC0) == 0x80) --cut;
+            out.append(window.substr(0, cut));
+            return at + cut;
         }
-        if (ascii > i) {
-            out.append(in.substr(i, ascii - i));
-            used += ascii - i;
-            i = ascii;
-            continue;
-        }
-        const Sequence seq = sequence_at(in.substr(i));
-        const std::string_view piece = seq.valid ? in.substr(i, seq.length) : replacement;
-        if (piece.size() > max_bytes - used) break;
-        out.append(piece);
-        used += piece.size();
-        i += seq.length;
+        out.append(window.substr(0, valid));
+        used += valid;
+        at += valid;
+        if (at == in.size()) break;
+        // A byte not part of a character (one that ends within the window would be valid).
+        if (max_bytes - used < utf8_replacement.size()) break;
+        out.append(utf8_replacement);
+        used += utf8_replacement.size();
+        ++at;
     }
-    return i;
+    return at;
 }
 
 std::string quoted(std::string_view text, std::size_t max_bytes) {

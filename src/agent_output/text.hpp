@@ -14,10 +14,10 @@ namespace board::agent_output {
 /// `text` without leading and trailing ASCII whitespace.
 std::string_view trim(std::string_view text);
 
-/// Appends `in` to `out` as valid UTF-8: each maximal invalid subsequence becomes one U+FFFD
-/// (the Unicode "maximal subpart" practice). Stops before the code point that would make the
-/// appended part longer than `max_bytes`. Returns the number of input bytes consumed, so the
-/// caller can tell whether everything fitted.
+/// Appends `in` to `out` as valid UTF-8: each byte not part of a well-formed character becomes
+/// U+FFFD (support/utf8.hpp). Stops before the code point that would make the appended part
+/// longer than `max_bytes`. Returns the number of input bytes consumed, so the caller can tell
+/// whether everything fitted.
 std::size_t append_utf8(std::string& out, std::string_view in, std::size_t max_bytes);
 
 /// `text` for a warning: double-quoted, valid UTF-8, control characters escaped, at most

@@ -1,5 +1,7 @@
 #include "json_io.hpp"
 
+#include "support/utf8.hpp"
+
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/error.hpp>
 #include <boost/json/parse_options.hpp>
@@ -134,22 +136,6 @@ struct ExactDoubleHandler {
     }
 };
 
-/// The offset of the first byte of `text` that is not part of well-formed UTF-8, if any.
-std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
-    const auto* begin = reinterpret_cast<const unsigned char*>(text.data());
-    const auto* end = begin + text.size();
-    for (const auto* p = begin; p != end;) {
-        if (*p < 0x80) {
-            ++p;
-        } else if (const std::size_t n = utf8_sequence_length(p, end); n != 0) {
-            p += n;
-        } else {
-            return static_cast<std::size_t>(p - begin);
-        }
-    }
-    return std::nullopt;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -237,8 +223,8 @@ json::value JsonParser::parse(std::string_view text, json::storage_ptr storage) 
     if (!ec && consumed < text.size()) ec = json::error::extra_data;
     if (ec) {
         // Boost reports bad UTF-8 as a plain syntax error: if that is what stopped it, say so.
-        if (const auto bad = first_invalid_utf8(text); bad && *bad <= consumed)
-            fail({}, "invalid UTF-8 at offset " + std::to_string(*bad));
+        if (const std::size_t bad = valid_utf8_prefix(text); bad < text.size() && bad <= consumed)
+            fail({}, "invalid UTF-8 at offset " + std::to_string(bad));
         fail({}, "invalid JSON at offset " + std::to_string(consumed) + ": " + ec.message());
     }
     return parser.handler().stack.release();

@@ -1,5 +1,7 @@
 #include "json_writer.hpp"
 
+#include "support/utf8.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -53,49 +55,24 @@ char* write_escape(char* o, unsigned char c) {
     return o;
 }
 
-}  // namespace
-
-std::size_t utf8_sequence_length(const unsigned char* p, const unsigned char* end) {
-    const auto avail = static_cast<std::size_t>(end - p);
-    const unsigned char c = p[0];
-    if (c >= 0xC2 && c <= 0xDF) return avail >= 2 && is_continuation(p[1]) ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (avail < 3 || !is_continuation(p[1]) || !is_continuation(p[2])) return 0;
-        if (c == 0xE0 && p[1] < 0xA0) return 0;  // overlong
-        if (c == 0xED && p[1] > 0x9F) return 0;  // surrogate
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (avail < 4 || !is_continuation(p[1]) || !is_continuation(p[2]) || !is_continuation(p[3]))
-            return 0;
-        if (c == 0xF0 && p[1] < 0x90) return 0;  // overlong
-        if (c == 0xF4 && p[1] > 0x8F) return 0;  // above U+10FFFF
-        return 4;
-    }
-    return 0;
-}
-
-namespace {
-
 /// Writes `text` escaped (without quotes) at `o`, which has room for 6 bytes per byte.
+/// Well-formed characters are copied as they are, each byte not part of one becomes U+FFFD.
 char* write_escaped(char* o, std::string_view text) {
-    constexpr std::string_view replacement = "\xEF\xBF\xBD";  // U+FFFD
-    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-    const auto* end = p + text.size();
-    while (p != end) {
-        const unsigned char c = *p;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const auto c = static_cast<unsigned char>(text[at]);
         if (plain_ascii[c]) {
             *o++ = static_cast<char>(c);
-            ++p;
+            ++at;
         } else if (c < 0x80) {
             o = write_escape(o, c);
-            ++p;
-        } else if (const std::size_t n = utf8_sequence_length(p, end); n != 0) {
-            o = std::copy(p, p + n, o);  // a well-formed character: as it is
-            p += n;
+            ++at;
         } else {
-            o = std::copy(replacement.begin(), replacement.end(), o);
-            ++p;
+            // A run of non-ASCII bytes: no character spans an ASCII byte.
+            std::size_t end = at + 1;
+            while (end < text.size() && static_cast<unsigned char>(text[end]) >= 0x80) ++end;
+            o = copy_repaired_utf8(o, text.substr(at, end - at));
+            at = end;
         }
     }
     return o;

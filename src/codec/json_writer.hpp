@@ -69,13 +69,9 @@ private:
     bool need_comma_ = false;
 };
 
-/// Appends `text` as a JSON string literal: quoted, escaped, invalid UTF-8 bytes as U+FFFD.
+/// Appends `text` as a JSON string literal: quoted, escaped, each byte not part of a
+/// well-formed UTF-8 character (support/utf8.hpp: the set Boost.JSON accepts) as U+FFFD.
 void append_json_string(std::string& out, std::string_view text);
-
-/// The length of the well-formed UTF-8 sequence starting at `p` (before `end`), or 0 if there
-/// is none: no overlong forms, no surrogates, nothing above U+10FFFF (Unicode Table 3-7).
-/// Boost.JSON accepts exactly this set, so text filtered by it always parses back.
-std::size_t utf8_sequence_length(const unsigned char* p, const unsigned char* end);
 
 /// The length of a timestamp as format_timestamp() writes it: `2026-11-21T10:04:05.123Z`.
 inline constexpr std::size_t timestamp_size = 24;

@@ -2,6 +2,8 @@
 
 #include "example_agent.hpp"
 
+#include "support/utf8.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -76,53 +78,6 @@ std::vector<std::string_view> split_lines(std::string_view text) {
         text.remove_prefix(end + 1);
     }
     return lines;
-}
-
-/// The length of the valid UTF-8 sequence starting at `text[0]`, or 0 if it is not one.
-std::size_t utf8_sequence_length(std::string_view text) {
-    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-    const unsigned lead = byte(0);
-    std::size_t length = 0;
-    unsigned min_second = 0x80;
-    unsigned max_second = 0xBF;
-    if (lead < 0x80) return 1;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3;
-        if (lead == 0xE0) min_second = 0xA0;  // overlong
-        if (lead == 0xED) max_second = 0x9F;  // surrogates
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4;
-        if (lead == 0xF0) min_second = 0x90;  // overlong
-        if (lead == 0xF4) max_second = 0x8F;  // above U+10FFFF
-    } else {
-        return 0;
-    }
-    if (text.size() < length) return 0;
-    if (byte(1) < min_second || byte(1) > max_second) return 0;
-    for (std::size_t i = 2; i < length; ++i) {
-        if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
-    }
-    return length;
-}
-
-/// `text` with every invalid UTF-8 byte replaced by U+FFFD, so the artifact is valid UTF-8
-/// (the daemon and yaml-cpp read it) whatever the ticket holds.
-std::string valid_utf8(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    while (!text.empty()) {
-        const auto length = utf8_sequence_length(text);
-        if (length == 0) {
-            out += "\xEF\xBF\xBD";
-            text.remove_prefix(1);
-        } else {
-            out += text.substr(0, length);
-            text.remove_prefix(length);
-        }
-    }
-    return out;
 }
 
 /// `text` (valid UTF-8) cut at a code point boundary to at most `max_bytes`, with `…` when cut.
@@ -258,7 +213,7 @@ std::vector<std::string> sentences(std::string_view text) {
                               (i + 1 == line.size() || is_blank(line[i + 1]));
             if (!ends && i + 1 != line.size()) continue;
             const auto piece = trim(line.substr(begin, i + 1 - begin));
-            if (!piece.empty()) out.push_back(shorten(valid_utf8(piece), max_sentence_bytes));
+            if (!piece.empty()) out.push_back(shorten(repair_utf8(piece), max_sentence_bytes));
             if (out.size() == max_sentences) return out;
             begin = i + 1;
         }
@@ -277,7 +232,7 @@ std::vector<std::string> code_terms(std::string_view text) {
     const auto add = [&](std::string_view term) {
         term = trim(term);
         if (term.empty() || terms.size() == 6) return;
-        const std::string value = shorten(valid_utf8(term), 80);
+        const std::string value = shorten(repair_utf8(term), 80);
         if (std::find(terms.begin(), terms.end(), value) == terms.end()) terms.push_back(value);
     };
     std::size_t pos = 0;
@@ -325,7 +280,7 @@ std::string yaml_quoted(std::string_view text) {
 std::string quoted_block(std::string_view text) {
     std::string out;
     for (const auto line : split_lines(text)) {
-        out += line.empty() ? ">" : "> " + valid_utf8(line);
+        out += line.empty() ? ">" : "> " + repair_utf8(line);
         out += '\n';
     }
     return out;
@@ -386,7 +341,7 @@ Rendered render_research(const ArtifactInput& in) {
     for (const auto& directive : in.decision.carried_out) {
         if (directive.kind == Directive::Kind::signal && !directive.context.empty() &&
             directive.signal != "COMPLETE") {
-            questions.push_back(valid_utf8(one_line(directive.context)) + " (handed to a human)");
+            questions.push_back(repair_utf8(one_line(directive.context)) + " (handed to a human)");
         }
         if (directive.kind == Directive::Kind::question) {
             questions.push_back("Asked as a structured question; see the ticket's questions.");
@@ -489,7 +444,7 @@ Rendered render_review(const ArtifactInput& in) {
     body += "- None in the code. Look at the ticket's history: `board log " + in.ticket_id + "`.\n";
     body += "\n## Pull request description\n\n";
     body += "**" + in.ticket.title + "**\n\n";
-    if (!in.ticket.description.empty()) body += valid_utf8(in.ticket.description) + "\n\n";
+    if (!in.ticket.description.empty()) body += repair_utf8(in.ticket.description) + "\n\n";
     body += numbered(steps);
     return {"Review: " + in.ticket.title,
             "Example review of " + in.ticket.title + " - nothing to merge, no code changed",
@@ -593,7 +548,7 @@ TicketText read_ticket(std::string_view prompt, std::string_view ticket_id) {
         const auto close = lines[i].rfind('"');
         if (open == std::string_view::npos || close < open + title_opening.size()) continue;
         const auto begin = open + title_opening.size();
-        ticket.title = valid_utf8(one_line(lines[i].substr(begin, close - begin)));
+        ticket.title = repair_utf8(one_line(lines[i].substr(begin, close - begin)));
     }
     if (ticket.title.empty()) ticket.title = ticket_id.empty() ? "(untitled)" : ticket_id;
 
@@ -609,7 +564,7 @@ TicketText read_ticket(std::string_view prompt, std::string_view ticket_id) {
         if (digits == 0 || digits == std::string_view::npos) continue;
         if (line.substr(digits, 2) != ". ") continue;
         const auto step = trim(line.substr(digits + 2));
-        if (!step.empty()) ticket.plan_steps.push_back(valid_utf8(step));
+        if (!step.empty()) ticket.plan_steps.push_back(repair_utf8(step));
     }
     return ticket;
 }
@@ -722,20 +677,20 @@ std::string render_artifact(const ArtifactInput& in) {
     std::string out = "---\n";
     out += complete ? "status: complete\n" : "status: in-progress\n";
     out += "summary: " +
-           yaml_quoted(shorten(valid_utf8(one_line(rendered.summary)), max_summary_bytes)) + "\n";
+           yaml_quoted(shorten(repair_utf8(one_line(rendered.summary)), max_summary_bytes)) + "\n";
     out += "---\n";
-    out += "# " + valid_utf8(one_line(rendered.heading)) + "\n\n";
+    out += "# " + repair_utf8(one_line(rendered.heading)) + "\n\n";
     out += "> Written by `board-example-agent` for " + in.ticket_id + " (" +
            std::string{phase_name(in.phase)} + (in.run.empty() ? "" : ", run " + in.run) +
            "), the model-free demo agent: it restates the ticket's own words, reads no code and "
            "changes none.\n\n";
-    out += valid_utf8(rendered.body);
+    out += repair_utf8(rendered.body);
     // Not "## Human feedback": this artifact is quoted in later prompts, which must keep
     // exactly one section of that name.
     if (in.feedback.given()) {
         out += "\n## Feedback taken into account\n\n";
         for (const auto& note : in.feedback.notes) {
-            out += "- " + valid_utf8(one_line(note)) + "\n";
+            out += "- " + repair_utf8(one_line(note)) + "\n";
         }
     }
     if (!in.decision.carried_out.empty()) {
@@ -745,7 +700,7 @@ std::string render_artifact(const ArtifactInput& in) {
                           "is finished. The next run completes it.\n";
         out += "\n";
         for (const auto& directive : in.decision.carried_out) {
-            out += std::string{scenario_step_prefix} + valid_utf8(directive.text) + "`\n";
+            out += std::string{scenario_step_prefix} + repair_utf8(directive.text) + "`\n";
         }
     }
     return out;
@@ -759,7 +714,7 @@ std::string promise_tag(std::string_view signal, std::string_view context) {
 
 std::string inert(std::string_view text) {
     std::string out;
-    for (const char c : valid_utf8(one_line(text))) {
+    for (const char c : repair_utf8(one_line(text))) {
         if (c == '<') {
             out += "‹";
         } else if (c == '>') {
