@@ -11,6 +11,7 @@
 #include "orchestrator/run_executor.hpp"
 #include "orchestrator/run_folder.hpp"
 #include "orchestrator/run_outcome.hpp"
+#include "orchestrator/startup.hpp"
 #include "orchestrator/watcher.hpp"
 #include "support/files.hpp"
 
@@ -159,35 +160,15 @@ private:
         Clock::time_point started;
     };
 
-    // ---- board lock -------------------------------------------------------------------
-
     int lock_board() {
-        std::error_code ec;
-        fs::create_directories(tickets_dir_, ec);
-        const auto file = tickets_dir_ / ".daemon.lock";
-        lock_fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (lock_fd_ < 0) {
-            reporter_.problem(
-                fmt::format("board-daemon: {}: {}", file.string(), std::strerror(errno)));
-            return 3;
+        auto held = lock_daemon(options_.board_root);
+        if (!held) {
+            reporter_.problem(held.error().message);
+            return held.error().exit_code;
         }
-        if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-            const std::string holder = read_small_file(file, 64);
-            reporter_.problem(fmt::format(
-                "board-daemon: another board-daemon (pid {}) is already running on {}; stop it "
-                "first",
-                holder.empty() ? "unknown" : holder.substr(0, holder.find('\n')),
-                options_.board_root.string()));
-            return 1;
-        }
-        const std::string pid = std::to_string(::getpid()) + "\n";
-        if (::ftruncate(lock_fd_, 0) == 0) {
-            [[maybe_unused]] auto n = ::pwrite(lock_fd_, pid.data(), pid.size(), 0);
-        }
+        lock_ = std::move(held).value();
         return 0;
     }
-
-    // ---- http ---------------------------------------------------------------------------
 
     int start_http() {
         if (!options_.http) return 0;
@@ -200,27 +181,7 @@ private:
             http_.reset();
             return 3;
         }
-        // The link with the token goes to a person's terminal only, never into a log file or
-        // a journal an agent might read: on loopback at every start (the page needs it to
-        // write, and the file it comes from is closed to agents), elsewhere when it is new.
-        const bool terminal = ::isatty(STDOUT_FILENO) == 1;
-        const bool loopback = http::is_loopback_host(options_.http->host);
-        if (http_->token().empty() || (terminal && (loopback || http_->token_generated()))) {
-            reporter_.message("the board's page: " + http_->page_url());
-            if (http_->token_generated() && !loopback)
-                reporter_.message(
-                    "that address holds the new token of .board/http-token: it "
-                    "is shown only this once");
-        } else {
-            const auto at = http_->local_endpoint();
-            reporter_.message(
-                fmt::format("the board's page: http://{}:{}/ (the token is in .board/http-token: "
-                            "open http://{}:{}/?token=<it> once)",
-                            at.address().to_string(),
-                            at.port(),
-                            at.address().to_string(),
-                            at.port()));
-        }
+        announce_page(*http_, options_.http->host, reporter_);
         return 0;
     }
 
@@ -625,30 +586,8 @@ private:
                                       tickets_.size(),
                                       config_.daemon.max_parallel,
                                       watching ? ", watching for changes" : ""));
-        if (sandbox_ok_) {
-            const int abi = landlock_abi();
-            reporter_.message(fmt::format(
-                "agents are confined with Landlock (ABI {}): they write only their run folder, "
-                "worktree, tool state and temp{}",
-                abi,
-                abi < 3 ? "; below ABI 3 an agent can still truncate a file it cannot write, a "
-                          "log among them (a kernel of 6.2 or later closes that)"
-                        : ""));
-        } else if (std::any_of(all_statuses.begin(), all_statuses.end(), [&](Status p) {
-                       const auto* a = config_.agent(p);
-                       return a && a->sandbox == SandboxMode::automatic;
-                   })) {
-            reporter_.message("agents run unconfined: " + sandbox_problem_ +
-                              " (agents.default.sandbox: none says you meant it)");
-        }
-        for (const auto& agent : agents_) {
-            reporter_.message(fmt::format("agent for {}: {} ({} dialect{}{})",
-                                          agent.phases,
-                                          agent.program,
-                                          to_string(agent.dialect),
-                                          agent.version.empty() ? "" : ", ",
-                                          agent.version));
-        }
+        announce_agents(
+            agents_, sandbox_ok_ ? std::string{} : sandbox_problem_, config_, reporter_);
         for (;;) {
             if (options_.run_for && Clock::now() - started >= *options_.run_for && !stopping_) {
                 stopping_ = true;
@@ -735,7 +674,7 @@ private:
     std::set<std::string> changed_since_plan_;  ///< tickets to replace in it  ///< tickets with a
                                                 ///< question that can time out
     std::map<std::string, Running, IdOrder> running_;
-    int lock_fd_ = -1;
+    UniqueFd lock_;  ///< tickets/.daemon.lock, held while the daemon runs
     bool wake_pending_ = false;
     bool stopping_ = false;
     bool finished_ = false;
@@ -745,50 +684,17 @@ private:
 }  // namespace
 
 int run_daemon(const DaemonOptions& options, const BoardConfig& config) {
-    auto templates = load_prompt_templates(options.board_root);
-    if (auto* error = std::get_if<std::string>(&templates)) {
-        std::cerr << "board-daemon: " << *error << '\n';
-        return 3;
+    auto ready = check_before_start(options.board_root, config);
+    if (!ready) {
+        std::cerr << ready.error().message << '\n';
+        return ready.error().exit_code;
     }
-    for (const Status phase : all_statuses) {
-        if (const auto* agent = config.agent(phase); agent && agent->command.empty()) {
-            std::cerr << "board-daemon: agents." << to_string(phase) << ".command is empty\n";
-            return 3;
-        }
-    }
-    // Fail fast: an agent that is not installed would fail every ticket, one by one.
-    auto agents = check_agents(config);
-    bool all_there = true;
-    for (const auto& agent : agents) {
-        if (agent.ok) continue;
-        std::cerr << "board-daemon: the agent for " << agent.phases
-                  << " cannot run: " << agent.problem << '\n';
-        all_there = false;
-    }
-    if (!all_there) return 2;
-    // Confinement: probed once; `landlock` insists on it, `auto` uses it where it works.
-    std::error_code ec;
-    // Through /proc/self/exe itself: a daemon whose binary was replaced since still launches.
-    const fs::path self = "/proc/self/exe";
-    bool wanted = false;
-    std::string sandbox_problem = "every phase has sandbox: none";
-    for (const Status phase : all_statuses) {
-        const auto* agent = config.agent(phase);
-        if (!agent || agent->sandbox == SandboxMode::none) continue;
-        if (!wanted) sandbox_problem = probe_sandbox(self);
-        wanted = true;
-        if (agent->sandbox == SandboxMode::landlock && !sandbox_problem.empty()) {
-            std::cerr << "board-daemon: agents." << to_string(phase)
-                      << ".sandbox is landlock, but agents cannot be confined here: "
-                      << sandbox_problem << '\n';
-            return 2;
-        }
-    }
+    auto& [templates, agents, sandbox_problem] = ready.value();
     Daemon daemon(options,
                   config,
-                  std::move(std::get<PromptTemplates>(templates)),
+                  std::move(templates),
                   std::move(agents),
-                  self,
+                  "/proc/self/exe",  // itself: a daemon whose binary was replaced still launches
                   std::move(sandbox_problem));
     return daemon.run();
 }
