@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job, for a newcomer: installs what board needs, builds the release binaries, and
-# runs board-daemon with the bundled example agent (src/example_agent, no model needed) on a
+# runs board-daemon with the bundled example agent (examples/example_agent, no model needed) on a
 # fresh copy of the example board (board.yaml + tickets/) in build/demo-board. The copy keeps
 # the repository's tickets, which are test fixtures, untouched.
 #
@@ -14,8 +14,8 @@ scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target board board-daemon board-example-agent
 
-bin="$PWD/build/release/src"
-export PATH="$bin/cli:$bin/orchestrator:$bin/example_agent:$PATH"
+bin="$PWD/build/release"
+export PATH="$bin/src/cli:$bin/src/orchestrator:$bin/examples/example_agent:$PATH"
 demo="$PWD/build/demo-board"
 rm -rf "$demo"
 mkdir -p "$demo"
@@ -40,7 +40,7 @@ board list --all
 cat <<NEXT
 
 Your turn. In this shell:
-  export PATH="$bin/cli:$bin/orchestrator:$bin/example_agent:\$PATH" BOARD_DIR="$demo"
+  export PATH="$bin/src/cli:$bin/src/orchestrator:$bin/examples/example_agent:\$PATH" BOARD_DIR="$demo"
   board show PROJ-4                 # the ticket, its artifacts and notes
   board approve PROJ-4 "Ship it"    # pass the review: PROJ-4 is done
   board reject PROJ-2 "Use the existing cache helper"   # the next plan is redone with your feedback

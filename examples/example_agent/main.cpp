@@ -43,7 +43,7 @@ constexpr std::string_view usage =
     "  The model-free demo agent that board-daemon runs. It needs BOARD_PHASE\n"
     "  (research|planning|implementing|review) and BOARD_ARTIFACT (where to write) in its\n"
     "  environment, reads the rendered prompt on stdin, writes the artifact and prints its\n"
-    "  signal. Scenario directives: see src/example_agent/README.md.\n";
+    "  signal. Scenario directives: see examples/example_agent/README.md.\n";
 
 std::string env_or(const char* name, std::string fallback) {
     const char* value = std::getenv(name);
