@@ -1,6 +1,7 @@
 // The catalog: §7 queries over tickets in memory, and loading a board through its caches.
 
 #include "catalog/index_file.hpp"
+#include "support/file_clock.hpp"
 
 #include <board/catalog.hpp>
 #include <board/codec.hpp>
@@ -358,27 +359,6 @@ CatalogLoad load_ok(const TempBoard& board) {
     return std::move(std::get<CatalogLoad>(result));
 }
 
-std::int64_t ns_of(const timespec& t) {
-    return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
-}
-
-/// Waits until every change made so far is older than one tick of the clock file times come
-/// from: a log changed within a tick of a load's stat is folded again by the next load
-/// (load.cpp), so a test that counts rebuilt lines lets that tick pass first.
-void let_the_file_clock_tick() {
-    timespec now{};
-    timespec tick{};
-    ::clock_gettime(CLOCK_REALTIME, &now);
-    REQUIRE(::clock_getres(CLOCK_REALTIME_COARSE, &tick) == 0);
-    const auto settled = ns_of(now) + ns_of(tick);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{2};
-    while (ns_of(now) <= settled) {
-        REQUIRE(std::chrono::steady_clock::now() < deadline);
-        std::this_thread::yield();
-        ::clock_gettime(CLOCK_REALTIME, &now);
-    }
-}
-
 std::string read_text(const fs::path& file) {
     std::ifstream in{file, std::ios::binary};
     return {std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
@@ -398,7 +378,7 @@ TEST_CASE("load builds the index once and then trusts it only while the log is u
     TempBoard board;
     board.create("P-1", "first");
     board.create("P-2", "second");
-    let_the_file_clock_tick();
+    testing::let_the_file_clock_tick();
 
     auto first = load_ok(board);
     CHECK(first.rebuilt == 2);
@@ -481,7 +461,7 @@ TEST_CASE("a log changed by anything but a board writer shows in the very next l
     }
     SECTION("an edit that puts the mtime back (cp -p, rsync -t) is still seen") {
         const auto mtime = fs::last_write_time(log);
-        let_the_file_clock_tick();
+        testing::let_the_file_clock_tick();
         std::string text = read_text(log);
         text.replace(text.find("second"), 6, "sEcOnD");
         overwrite_in_place(log, text);
@@ -501,7 +481,7 @@ TEST_CASE("tickets the index does not know are found, gone ones drop out", "[cat
     board.create("P-1", "first");
     board.create("P-2", "second");
     fs::create_directories(board.dir("P-3"));  // a create in progress: no log yet
-    let_the_file_clock_tick();
+    testing::let_the_file_clock_tick();
     REQUIRE(load_ok(board).catalog.entries().size() == 2);
 
     SECTION("a ticket created after the index was written") {
@@ -524,7 +504,7 @@ TEST_CASE("tickets the index does not know are found, gone ones drop out", "[cat
         CHECK_FALSE(load.catalog.find("P-1"));
         REQUIRE(load.catalog.find("P-5"));
         CHECK(load.catalog.entries().size() == 2);
-        let_the_file_clock_tick();
+        testing::let_the_file_clock_tick();
         (void)load_ok(board);
         CHECK(load_ok(board).rebuilt == 0);  // and the index says so now
     }
@@ -551,7 +531,7 @@ TEST_CASE("a big board's logs are checked on two threads, each log still against
         fs::create_directories(board.dir(id));
         std::ofstream{board.dir(id) / "events.jsonl"} << copy << '\n';
     }
-    let_the_file_clock_tick();
+    testing::let_the_file_clock_tick();
     REQUIRE(load_ok(board).catalog.entries().size() == tickets);
     CHECK(load_ok(board).rebuilt == 0);
 

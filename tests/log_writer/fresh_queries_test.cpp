@@ -2,6 +2,7 @@
 // one loads the board again and again. A load that starts after a note was acknowledged must
 // show that note: an index line is believed only while its log is provably unchanged, and
 // this is where a gap in that rule (a change within a clock tick of a stat) would show.
+#include "support/file_clock.hpp"
 #include "support/temp_dir.hpp"
 
 #include <board/catalog.hpp>
@@ -120,7 +121,9 @@ TEST_CASE("a load never misses a note acknowledged before it started", "[catalog
     CHECK(loads > 10);
     CHECK(stale == 0);
 
-    // Once every writer is done, a load shows every note, and the next one trusts the index.
+    // Once every writer is done, a load shows every note, and (the writes' clock tick past)
+    // the next one trusts the index.
+    testing::let_the_file_clock_tick();
     std::int64_t total = 0;
     auto final_load = load_catalog(board.path());
     REQUIRE(std::holds_alternative<CatalogLoad>(final_load));
