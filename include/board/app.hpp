@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -224,6 +225,9 @@ protected:
     /// The board's tickets for a board-wide read. This class loads them afresh every time.
     virtual Result<std::shared_ptr<const CatalogLoad>> board_wide(std::string_view action);
 
+    /// The board loaded afresh from its logs (load_catalog).
+    Result<CatalogLoad> load_fresh(std::string_view action);
+
     /// Called after every write through this board, with the ticket written.
     virtual void written(const std::string& id) { (void)id; }
 
@@ -238,16 +242,23 @@ private:
 };
 
 /// The one kept board of a long-running process: loaded once, then kept current ticket by
-/// ticket as the process learns of changes (ticket_changed: the daemon's inotify watch, a
-/// write through this board). A board-wide read folds only the tickets changed since the last.
+/// ticket as the process learns of changes (the daemon's inotify watch and its own writes, the
+/// HTTP server's writes). A board-wide read folds only the tickets changed since the last; a
+/// ticket the board has not seen, or one whose log no longer reads, reloads the board.
 class LiveBoard : public Board {
 public:
     using Board::Board;
 
     /// `id`'s log may have changed: the next board-wide read reads it again.
     void ticket_changed(std::string_view id);
+    /// `ticket` is the fold of its log as it is now (the caller just folded or wrote it).
+    void ticket_is(const Ticket& ticket);
     /// Anything may have changed (a rescan found logs nobody reported): reload everything.
     void everything_changed();
+
+    /// The board now, as every board-wide read sees it. Holding it keeps it alive, and makes
+    /// the next change copy it: let go of it between reads.
+    Result<std::shared_ptr<const CatalogLoad>> current() { return board_wide("board"); }
 
 protected:
     Result<std::shared_ptr<const CatalogLoad>> board_wide(std::string_view action) override;
@@ -255,8 +266,9 @@ protected:
     void written(const std::string& id) override { ticket_changed(id); }
 
 private:
-    std::shared_ptr<const CatalogLoad> kept_;
-    std::set<std::string, std::less<>> stale_;
+    std::shared_ptr<CatalogLoad> kept_;
+    std::set<std::string, std::less<>> stale_;                ///< to read again
+    std::map<std::string, CatalogEntry, std::less<>> known_;  ///< already folded by the caller
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -104,12 +104,18 @@ void check_snapshot(const fs::path& dir, const Ticket& folded, VerifyReport& rep
 Board::Board(fs::path root)
     : root_(std::move(root)) {}
 
-Result<std::shared_ptr<const CatalogLoad>> Board::board_wide(std::string_view action) {
+Result<CatalogLoad> Board::load_fresh(std::string_view action) {
     auto loaded = load_catalog(root_);
     if (auto* error = std::get_if<CatalogError>(&loaded))
         return refusal(Kind::storage, fmt::format("{}: {}", action, error->message));
+    return std::move(std::get<CatalogLoad>(loaded));
+}
+
+Result<std::shared_ptr<const CatalogLoad>> Board::board_wide(std::string_view action) {
+    auto fresh = load_fresh(action);
+    if (!fresh) return std::move(fresh).error();
     return std::shared_ptr<const CatalogLoad>(
-        std::make_shared<CatalogLoad>(std::move(std::get<CatalogLoad>(loaded))));
+        std::make_shared<CatalogLoad>(std::move(fresh).value()));
 }
 
 Result<Picked> Board::list(const ListFilter& filter) {
@@ -297,45 +303,60 @@ std::vector<VerifyReport> Board::verify(const std::vector<std::string>& requeste
 // LiveBoard
 
 void LiveBoard::ticket_changed(std::string_view id) {
-    if (kept_ && is_valid_ticket_id(id)) stale_.emplace(id);
+    if (!kept_ || !is_valid_ticket_id(id)) return;
+    known_.erase(std::string{id});
+    stale_.emplace(id);
+}
+
+void LiveBoard::ticket_is(const Ticket& ticket) {
+    if (!kept_) return;
+    stale_.erase(ticket.id);
+    known_.insert_or_assign(ticket.id, summarize(ticket));
 }
 
 void LiveBoard::everything_changed() {
     kept_.reset();
     stale_.clear();
+    known_.clear();
 }
 
 Result<std::shared_ptr<const CatalogLoad>> LiveBoard::board_wide(std::string_view action) {
-    if (!kept_ || (!stale_.empty() && [&] {
-            // A ticket the kept board does not know (a new one) means building anew.
-            return std::any_of(stale_.begin(), stale_.end(), [&](const std::string& id) {
-                return kept_->catalog.find(id) == nullptr;
-            });
-        }())) {
-        auto fresh = Board::board_wide(action);
-        if (!fresh) return fresh;
-        kept_ = std::move(fresh).value();
-        stale_.clear();
-        return kept_;
+    const auto unknown_to_it = [&](const std::string& id) {
+        return kept_->catalog.find(id) == nullptr;  // a new ticket: build anew
+    };
+    if (kept_ && (std::any_of(stale_.begin(), stale_.end(), unknown_to_it) ||
+                  std::any_of(known_.begin(), known_.end(), [&](const auto& item) {
+                      return unknown_to_it(item.first);
+                  })))
+        everything_changed();
+    if (!kept_) {
+        auto fresh = load_fresh(action);
+        if (!fresh) return std::move(fresh).error();
+        kept_ = std::make_shared<CatalogLoad>(std::move(fresh).value());
+        return std::shared_ptr<const CatalogLoad>(kept_);
     }
-    if (stale_.empty()) return kept_;
-    // Readers may still hold the kept board (a Picked points into it): change a copy.
-    Catalog catalog{std::vector<CatalogEntry>(kept_->catalog.entries())};
+    if (stale_.empty() && known_.empty()) return std::shared_ptr<const CatalogLoad>(kept_);
     for (const auto& id : stale_) {
         auto loaded = load_ticket(root() / "tickets" / id);
         if (std::holds_alternative<LogError>(loaded)) {
-            // Left out with a warning, as a load from nothing would do it.
+            // Left out with a warning, as a load from nothing does it.
             everything_changed();
             return board_wide(action);
         }
-        (void)catalog.replace(summarize(std::get<Loaded>(loaded).ticket));
+        known_.insert_or_assign(id, summarize(std::get<Loaded>(loaded).ticket));
     }
-    auto next = std::make_shared<CatalogLoad>();
-    next->catalog = std::move(catalog);
-    next->warnings = kept_->warnings;
     stale_.clear();
-    kept_ = std::move(next);
-    return kept_;
+    // A reader still holding the kept board (a Picked points into it) keeps it as it was: the
+    // changes go into a copy. Otherwise they are made in place.
+    if (kept_.use_count() > 1) {
+        auto copy = std::make_shared<CatalogLoad>();
+        copy->catalog = Catalog{std::vector<CatalogEntry>(kept_->catalog.entries())};
+        copy->warnings = kept_->warnings;
+        kept_ = std::move(copy);
+    }
+    for (auto& [id, entry] : known_) (void)kept_->catalog.replace(std::move(entry));
+    known_.clear();
+    return std::shared_ptr<const CatalogLoad>(kept_);
 }
 
 }  // namespace board::app

@@ -17,6 +17,7 @@
 
 #include <board/agent_dialect.hpp>
 #include <board/agent_output.hpp>
+#include <board/app.hpp>
 #include <board/artifact.hpp>
 #include <board/board_dir.hpp>
 #include <board/catalog.hpp>
@@ -90,6 +91,7 @@ public:
         , tickets_dir_(tickets_dir(options.board_root))
         , notifier_(config.notify, options.board_root)
         , watcher_(io_, tickets_dir_, [this] { wake(); })
+        , live_(std::make_shared<app::LiveBoard>(options.board_root))
         , launcher_(process_launcher()) {
         if (options.max_parallel) config_.daemon.max_parallel = *options.max_parallel;
         if (options.poll) config_.daemon.poll = *options.poll;
@@ -174,6 +176,7 @@ private:
         if (!options_.http) return 0;
         http::HttpOptions options;
         options.board = options_.board_root;
+        options.live_board = live_;
         options.address = *options_.http;
         http_ = std::make_unique<http::HttpServer>(io_, options);
         if (const std::string error = http_->start(); !error.empty()) {
@@ -299,10 +302,11 @@ private:
         // The page's live events: every change after the first look (the server noted the
         // end of every log when it started; a ticket created since is news).
         if (http_ && looked_once_ && ticket && ticket != entry.ticket) http_->ticket_changed(id);
-        if (!entry.ticket || !ticket)
-            catalog_stale_ = true;  // a ticket appears or goes: build the catalog anew
+        // The board every reader shares (the planner, the page): this ticket as just folded.
+        if (ticket)
+            live_->ticket_is(*ticket);
         else
-            changed_since_plan_.insert(id);
+            live_->ticket_changed(id);
         entry.ticket = ticket ? kept_between_runs(*ticket) : nullptr;
         if (entry.ticket && next_question_deadline(*entry.ticket))
             timed_questions_.insert(id);
@@ -416,8 +420,14 @@ private:
     /// Launches what the planner says may run now; returns when it must look again at the
     /// latest (a retry backoff or a debounce ends).
     std::optional<Clock::time_point> launch_runnable() {
+        // Held only while planning: a board no one holds takes the next change in place.
+        const auto board = live_->current();
+        if (!board) {
+            reporter_.problem("board-daemon: " + board.error().message);
+            return std::nullopt;
+        }
         PlanInput input;
-        input.catalog = &current_catalog();
+        input.catalog = &board.value()->catalog;
         input.policy = config_.policy;
         input.hold = [this](const std::string& id) {
             TicketHold hold;
@@ -438,30 +448,6 @@ private:
         const Plan plan = plan_runs(input);
         for (const auto& launch : plan.launches) begin_run(launch.id, launch.start);
         return plan.wake_at;
-    }
-
-    /// The board as the planner sees it: built once, then each changed ticket replaced, so a
-    /// pass costs the tickets that changed, not the board (a run changes one ticket).
-    const Catalog& current_catalog() {
-        if (!catalog_stale_) {
-            for (const auto& id : changed_since_plan_) {
-                const auto& entry = tickets_.at(id);
-                if (!entry.ticket || !catalog_->replace(summarize(*entry.ticket))) {
-                    catalog_stale_ = true;
-                    break;
-                }
-            }
-        }
-        changed_since_plan_.clear();
-        if (catalog_stale_) {
-            std::vector<CatalogEntry> entries;
-            entries.reserve(tickets_.size());
-            for (const auto& [id, entry] : tickets_)
-                if (entry.ticket) entries.push_back(summarize(*entry.ticket));
-            catalog_.emplace(std::move(entries));
-            catalog_stale_ = false;
-        }
-        return *catalog_;
     }
 
     // ---- running ------------------------------------------------------------------------
@@ -664,15 +650,14 @@ private:
     std::map<std::string, Entry, IdOrder> tickets_;
     Notifier notifier_;
     BoardWatcher watcher_;
+    /// The board as every reader sees it, kept current by this daemon's writes and watch;
+    /// shared with the HTTP server.
+    std::shared_ptr<app::LiveBoard> live_;
     std::unique_ptr<http::HttpServer> http_;
     std::unique_ptr<AgentLauncher> launcher_;
     RunContext run_context_;
-    bool looked_once_ = false;  ///< the first scan of the board is done
-    std::set<std::string> timed_questions_;
-    std::optional<Catalog> catalog_;            ///< see current_catalog()
-    bool catalog_stale_ = true;                 ///< build it anew at the next pass
-    std::set<std::string> changed_since_plan_;  ///< tickets to replace in it  ///< tickets with a
-                                                ///< question that can time out
+    bool looked_once_ = false;               ///< the first scan of the board is done
+    std::set<std::string> timed_questions_;  ///< tickets with a question that can time out
     std::map<std::string, Running, IdOrder> running_;
     UniqueFd lock_;  ///< tickets/.daemon.lock, held while the daemon runs
     bool wake_pending_ = false;
