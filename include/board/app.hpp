@@ -17,6 +17,7 @@
 #include <board/expected.hpp>
 #include <board/ticket.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -270,6 +271,44 @@ private:
     std::set<std::string, std::less<>> stale_;                ///< to read again
     std::map<std::string, CatalogEntry, std::less<>> known_;  ///< already folded by the caller
 };
+
+// ---------------------------------------------------------------------------------------------
+// Board-wide queries as data: what `list`, `ready` and `next` print with --json. The `board`
+// command answers them from the logs, or asks a running board-daemon over the Unix socket
+// `.board/query.sock` (the daemon watches every log, so it answers without a stat per log; it
+// reads every notification pending before it answers, so a write that finished before the
+// question is in the answer). Only these reads are served there: nothing is written.
+
+struct BoardQuery {
+    enum class Kind { list, ready, next } kind = Kind::list;
+    ListFilter list;   ///< for list
+    NextRequest next;  ///< for ready (its filter) and next
+};
+
+/// What a query prints: its output (JSON), its exit code, and what goes to stderr.
+struct QueryAnswer {
+    int exit_code = 0;
+    std::string output;
+    std::string message;  ///< one line, or empty
+    std::vector<std::string> warnings;
+};
+
+QueryAnswer answer_query(Board& board, const BoardQuery& query);
+
+/// One line of JSON; decode_query is nullopt for anything that is not one.
+std::string encode_query(const BoardQuery& query);
+std::optional<BoardQuery> decode_query(std::string_view line);
+/// A JSON header line (exit, message, warnings), then the output.
+std::string encode_answer(const QueryAnswer& answer);
+
+/// `<root>/.board/query.sock`.
+std::filesystem::path query_socket_path(const std::filesystem::path& root);
+
+/// The answer of the board-daemon running on `root`, or nullopt when none answers within
+/// `timeout` (none runs, it died, its socket path is too long to name): then ask the logs.
+std::optional<QueryAnswer> ask_daemon(const std::filesystem::path& root,
+                                      const BoardQuery& query,
+                                      std::chrono::milliseconds timeout = std::chrono::seconds{2});
 
 // ---------------------------------------------------------------------------------------------
 // JSON forms of the results: what `board --json` prints is what the HTTP API answers.

@@ -58,12 +58,25 @@ std::string hint_for(const Ticket& t) {
         "  → board approve {} [NOTE]   or   board reject {} \"feedback\"\n", t.id, t.id);
 }
 
-/// Prints a board-wide selection as JSON or a table.
+/// A `--json` board-wide query: answered by the board's daemon when one runs (it watches every
+/// log), else from the logs. Both give the same bytes (app::answer_query).
+int print_query(const GlobalOptions& options, std::string_view command, const app::BoardQuery& q) {
+    auto session = reading(options, command);
+    if (auto* code = std::get_if<int>(&session)) return *code;
+    auto& s = std::get<Session>(session);
+    auto answer = app::ask_daemon(s.root(), q);
+    if (!answer) answer = app::answer_query(s.board(), q);
+    std::cout << answer->output << std::flush;
+    warn_all(answer->warnings);
+    if (!answer->message.empty()) say(answer->message);
+    return answer->exit_code;
+}
+
+/// Prints a board-wide selection as a table.
 int print_picked(const Session& session, const app::Result<app::Picked>& picked) {
     if (!picked) return report(picked.error());
     const auto& p = picked.value();
-    std::cout << (session.json() ? app::to_json(p)
-                                 : entries_table(*p.catalog, p.entries, session.colour()));
+    std::cout << entries_table(*p.catalog, p.entries, session.colour());
     warn_all(p.warnings);
     return 0;
 }
@@ -282,6 +295,11 @@ Run declare_list(CLI::App& sub) {
         filter.awaiting_any = args->awaiting_given->count() > 0;
         filter.awaiting = std::get<std::vector<Awaiting>>(types);
         filter.labels = app::split_list(args->labels);
+        if (options.json) {
+            app::BoardQuery query;
+            query.list = filter;
+            return print_query(options, "list", query);
+        }
         auto session = reading(options, "list");
         if (auto* code = std::get_if<int>(&session)) return *code;
         auto& s = std::get<Session>(session);
@@ -320,31 +338,32 @@ Run declare_next(CLI::App& sub) {
         request.types = std::get<std::vector<Awaiting>>(types);
         request.filter = args->filter;
         request.filter.epic = epic;
+        if (options.json) {
+            app::BoardQuery query;
+            query.kind = app::BoardQuery::Kind::next;
+            query.next = request;
+            return print_query(options, "next", query);
+        }
         auto session = reading(options, "next");
         if (auto* code = std::get_if<int>(&session)) return *code;
         auto next = std::get<Session>(session).board().next(request);
         if (!next) return report(next.error());
         const auto& ticket = next.value().ticket;
         if (!ticket) {
-            if (options.json) std::cout << "null\n" << std::flush;
             warn_all(next.value().warnings);
             return fail(Exit::refused,
                         "next",
                         request.human ? "nothing awaits a human" : "nothing for the agent now");
         }
-        if (options.json) {
-            std::cout << encode_ticket(*ticket) << '\n';
-        } else {
-            std::cout << fmt::format("{}  {}\n  {} · {} · priority {}\n",
-                                     ticket->id,
-                                     printable(ticket->title),
-                                     describe_state(*ticket),
-                                     to_string(ticket->type),
-                                     ticket->priority);
-            if (!ticket->description.empty())
-                std::cout << fmt::format("  {}\n", printable_block(ticket->description, "  "));
-            std::cout << hint_for(*ticket);
-        }
+        std::cout << fmt::format("{}  {}\n  {} · {} · priority {}\n",
+                                 ticket->id,
+                                 printable(ticket->title),
+                                 describe_state(*ticket),
+                                 to_string(ticket->type),
+                                 ticket->priority);
+        if (!ticket->description.empty())
+            std::cout << fmt::format("  {}\n", printable_block(ticket->description, "  "));
+        std::cout << hint_for(*ticket);
         warn_all(next.value().warnings);
         return 0;
     };
@@ -357,11 +376,17 @@ Run declare_ready(CLI::App& sub) {
     sub.add_flag("--orphan", args->filter.orphan, "only tickets whose epic is done");
     sub.footer("Examples:\n  board ready\n  board ready --json | jq -r '.[].id'");
     return [args](const GlobalOptions& options) {
+        NextFilter filter = args->filter;
+        filter.epic = args->epic;
+        if (options.json) {
+            app::BoardQuery query;
+            query.kind = app::BoardQuery::Kind::ready;
+            query.next.filter = filter;
+            return print_query(options, "ready", query);
+        }
         auto session = reading(options, "ready");
         if (auto* code = std::get_if<int>(&session)) return *code;
         auto& s = std::get<Session>(session);
-        NextFilter filter = args->filter;
-        filter.epic = args->epic;
         return print_picked(s, s.board().ready(filter));
     };
 }

@@ -6,6 +6,7 @@
 #include "orchestrator/planner.hpp"
 #include "orchestrator/preflight.hpp"
 #include "orchestrator/prompt.hpp"
+#include "orchestrator/query_server.hpp"
 #include "orchestrator/recovery.hpp"
 #include "orchestrator/reporter.hpp"
 #include "orchestrator/run_executor.hpp"
@@ -92,6 +93,9 @@ public:
         , notifier_(config.notify, options.board_root)
         , watcher_(io_, tickets_dir_, [this] { wake(); })
         , live_(std::make_shared<app::LiveBoard>(options.board_root))
+        , queries_(io_,
+                   app::query_socket_path(options.board_root),
+                   [this](const app::BoardQuery& q) { return answer_now(q); })
         , launcher_(process_launcher()) {
         if (options.max_parallel) config_.daemon.max_parallel = *options.max_parallel;
         if (options.poll) config_.daemon.poll = *options.poll;
@@ -108,6 +112,9 @@ public:
     int run() {
         if (const int code = lock_board(); code != 0) return code;
         if (const int code = start_http(); code != 0) return code;
+        if (auto why = queries_.start())
+            reporter_.message("board queries are answered from the logs, not by the daemon: " +
+                              *why);
         asio::co_spawn(io_, main_loop(), [this](std::exception_ptr e) {
             if (!e) return;
             try {
@@ -251,9 +258,11 @@ private:
             static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec};
     }
 
-    void reload(const std::string& id, Entry& entry) {
+    /// Reads a ticket's log again unless its identity is unchanged. `notified`: inotify named
+    /// it, so it is read even then (an edit in place within one clock tick keeps the identity).
+    void reload(const std::string& id, Entry& entry, bool notified = false) {
         const auto stamp = stamp_of(entry.dir);
-        if (stamp && entry.ticket && *stamp == entry.stamp) return;  // unchanged
+        if (!notified && stamp && entry.ticket && *stamp == entry.stamp) return;  // unchanged
         auto loaded = load_ticket(entry.dir);
         if (auto* error = std::get_if<LogError>(&loaded)) {
             if (error->kind == LogError::Kind::not_found) return;  // a ticket being created
@@ -317,8 +326,20 @@ private:
     void refresh_dirty() {
         for (const auto& id : watcher_.take_changed()) {
             auto& entry = entry_for(id);
-            reload(id, entry);
+            reload(id, entry, true);
         }
+    }
+
+    /// A board-wide query from the `board` command: answered from the kept board once every
+    /// change finished before it is read (pending notifications drained), never before.
+    app::QueryAnswer answer_now(const app::BoardQuery& query) {
+        if (watcher_.available()) {
+            watcher_.drain();
+            refresh_dirty();
+        } else {
+            scan_board();
+        }
+        return app::answer_query(*live_, query);
     }
 
     // ---- writing ------------------------------------------------------------------------
@@ -621,6 +642,7 @@ private:
         finished_ = true;
         if (http_) http_->stop();
         watcher_.stop();
+        queries_.stop();
         signals_.cancel();
         poll_timer_.cancel();
     }
@@ -654,6 +676,7 @@ private:
     /// shared with the HTTP server.
     std::shared_ptr<app::LiveBoard> live_;
     std::unique_ptr<http::HttpServer> http_;
+    QueryServer queries_;
     std::unique_ptr<AgentLauncher> launcher_;
     RunContext run_context_;
     bool looked_once_ = false;               ///< the first scan of the board is done

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <sys/inotify.h>
+#include <unistd.h>
 #include <vector>
 
 namespace board::orchestrator {
@@ -49,6 +50,16 @@ std::set<std::string> BoardWatcher::take_changed() {
     std::set<std::string> out;
     out.swap(changed_ids_);
     return out;
+}
+
+void BoardWatcher::drain() {
+    if (fd_ < 0) return;
+    alignas(inotify_event) char buffer[64 * 1024];
+    for (;;) {
+        const auto n = ::read(fd_, buffer, sizeof buffer);
+        if (n <= 0) return;  // EAGAIN: nothing more is pending
+        note({buffer, static_cast<std::size_t>(n)});
+    }
 }
 
 void BoardWatcher::stop() {

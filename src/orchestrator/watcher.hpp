@@ -36,6 +36,9 @@ public:
 
     bool available() const { return fd_ >= 0; }
 
+    /// Reads every notification the kernel holds now, without waiting: each change finished
+    /// before this call is then in take_changed().
+    void drain();
     /// The tickets named since the last call.
     std::set<std::string> take_changed();
 

@@ -2,6 +2,7 @@
 
 #include "support/child_process.hpp"
 
+#include <board/app.hpp>
 #include <board/codec.hpp>
 #include <board/event_log.hpp>
 #include <board/sandbox.hpp>
@@ -888,4 +889,58 @@ TEST_CASE("a draft that is a link is not followed: the token stays secret") {
     const std::string log = read_file(board.dir(id) / "events.jsonl");
     CHECK(log.find(token.substr(0, 32)) == std::string::npos);
     CHECK(log.find("the draft was not taken: research.md is a symbolic link") != std::string::npos);
+}
+
+TEST_CASE("a running daemon answers board queries, each with every write finished before it") {
+    TestBoard board("queries");
+    std::vector<std::string> ids;
+    for (int i = 0; i < 3; ++i)
+        ids.push_back(board.create("a person's " + std::to_string(i), {"--awaiting", "work"}));
+    Child daemon = board.start_daemon({"--watch"});
+    app::BoardQuery all;
+    all.list.all = true;
+    // The socket is up once the daemon answers at all.
+    std::optional<app::QueryAnswer> answered;
+    for (int i = 0; i < 500 && !answered; ++i) {
+        answered = app::ask_daemon(board.root, all);
+        if (!answered) std::this_thread::sleep_for(10ms);
+    }
+    REQUIRE(answered);
+    app::Board logs{board.root};
+    CHECK(answered->output == app::answer_query(logs, all).output);
+
+    app::BoardQuery next;
+    next.kind = app::BoardQuery::Kind::next;
+    next.next.human = true;
+    for (int i = 0; i < 10; ++i) {
+        const std::string& id = ids[static_cast<std::size_t>(i) % ids.size()];
+        if (i % 2 == 0) {
+            board.cli({"note", id, "note " + std::to_string(i), "--from", "human", "--as", "ana"});
+        } else {
+            // A valid event appended by hand, past every board writer.
+            const Ticket t = board.ticket(id);
+            Updated retitled;
+            retitled.title = "retitled by hand " + std::to_string(i);
+            const Event hand{event_schema_version,
+                             t.seq + 1,
+                             "by-hand-" + std::to_string(i),
+                             t.updated_at + 1,
+                             Actor{ActorKind::human, "ed"},
+                             retitled};
+            std::ofstream{board.dir(id) / "events.jsonl", std::ios::app | std::ios::binary}
+                << encode_event(hand) << '\n';
+        }
+        const auto from_daemon = app::ask_daemon(board.root, all);
+        REQUIRE(from_daemon);
+        CHECK(from_daemon->output == app::answer_query(logs, all).output);
+        const auto next_from_daemon = app::ask_daemon(board.root, next);
+        REQUIRE(next_from_daemon);
+        CHECK(next_from_daemon->output == app::answer_query(logs, next).output);
+    }
+    // The `board` command asks the daemon too, and prints the same bytes.
+    CHECK(board.cli({"list", "--all", "--json"}) == app::answer_query(logs, all).output);
+    ::kill(daemon.pid, SIGTERM);
+    CHECK(daemon.wait(10s) == 0);
+    CHECK_FALSE(fs::exists(app::query_socket_path(board.root)));
+    CHECK_FALSE(app::ask_daemon(board.root, all));  // no daemon: the CLI asks the logs
 }
