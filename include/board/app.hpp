@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,6 +37,7 @@ struct Refusal {
         invalid,    ///< the request is malformed (an unknown status, a bad question id)
         not_found,  ///< no such ticket or question (or an id that cannot name one)
         refused,    ///< the rules say no (the reducer, a cycle, a blank rejection)
+        conflict,   ///< the ticket moved on since the caller decided: decide again
         storage,    ///< the disk or board.yaml failed; nothing was decided
     };
     Kind kind = Kind::refused;
@@ -51,6 +53,22 @@ using Result = Expected<T, Refusal>;
 /// The `board` command's exit code for a refusal of this kind (spec/cli.md: 1 refused or
 /// unknown, 2 usage, 3 storage); the HTTP API reports it too, beside its status code.
 int exit_code_of(Refusal::Kind kind);
+
+/// An event to append and who it is by (a run's outcome mixes the agent's and the board's).
+struct Authored {
+    Actor by;
+    Payload payload;
+};
+
+/// Builds the events to append from the ticket as it is on disk now; empty: nothing to do.
+using Author = std::function<std::vector<Authored>(const Ticket&)>;
+
+/// Events appended, and the ticket after them.
+struct Recorded {
+    std::shared_ptr<const Ticket> ticket;
+    std::vector<Event> events;
+    std::vector<std::string> warnings;
+};
 
 /// A write that was carried out.
 struct Written {
@@ -221,6 +239,17 @@ public:
     Result<Written> reopen(const std::string& id, const std::string& reason, const Actor& by);
     /// A new ticket whose log is the first `at_seq` events of `id`'s and a `forked` marker.
     Result<Written> fork(const std::string& id, std::int64_t at_seq, const Actor& by);
+
+    /// The write of a program acting on the board (board-daemon): what `build` makes of the
+    /// ticket as it is on disk, appended as one durable batch, built again and retried when
+    /// another writer got there first. With `expected_seq`, only while the ticket is still at
+    /// that seq (else `conflict`). An empty batch is `conflict` too: nothing left to do.
+    /// `ticket.json` is refreshed unless `refresh_snapshot` is false (a run's start leaves it
+    /// to the run's end).
+    Result<Recorded> record(const std::string& id,
+                            const Author& build,
+                            std::optional<std::int64_t> expected_seq = {},
+                            bool refresh_snapshot = true);
 
 protected:
     /// The board's tickets for a board-wide read. This class loads them afresh every time.

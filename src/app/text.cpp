@@ -27,6 +27,7 @@ int exit_code_of(Refusal::Kind kind) {
             return 2;
         case Refusal::Kind::not_found:
         case Refusal::Kind::refused:
+        case Refusal::Kind::conflict:
             return 1;
         case Refusal::Kind::storage:
             break;

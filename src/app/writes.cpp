@@ -359,4 +359,51 @@ Result<Written> Board::fork(const std::string& id, std::int64_t at_seq, const Ac
                    fmt::format("fork {}: {}", id, std::get<LogError>(result).message));
 }
 
+Result<Recorded> Board::record(const std::string& id,
+                               const Author& build,
+                               std::optional<std::int64_t> expected_seq,
+                               bool refresh_snapshot) {
+    auto dir = ticket_folder("record", id);
+    if (!dir) return std::move(dir).error();
+    constexpr int attempts = 8;
+    for (int attempt = 0; attempt < attempts; ++attempt) {
+        auto loaded = load_ticket(dir.value());
+        if (auto* error = std::get_if<LogError>(&loaded))
+            return refusal(Kind::storage, fmt::format("{}: {}", id, error->message));
+        const Ticket& now = std::get<Loaded>(loaded).ticket;
+        if (expected_seq && now.seq != *expected_seq)
+            return refusal(Kind::conflict, fmt::format("{}: the ticket moved on", id));
+        auto batch = build(now);
+        if (batch.empty()) return refusal(Kind::conflict, fmt::format("{}: nothing to do", id));
+        std::vector<Event> events;
+        const UnixMillis at = now_millis();
+        for (auto& item : batch)
+            events.push_back(Event{
+                event_schema_version, 0, random_event_id(), at, item.by, std::move(item.payload)});
+        auto result = append_events(dir.value(), std::move(events), now.seq);
+        if (auto* done = std::get_if<Committed>(&result)) {
+            Recorded out{done->ticket, std::move(done->events), {}};
+            if (refresh_snapshot) {
+                if (auto failed = write_snapshot(dir.value(), *out.ticket))
+                    out.warnings.push_back(*failed);
+            }
+            written(id);
+            return out;
+        }
+        if (std::holds_alternative<Conflict>(result)) {
+            if (expected_seq)
+                return refusal(Kind::conflict, fmt::format("{}: the ticket moved on", id));
+            continue;
+        }
+        if (auto* no = std::get_if<Refused>(&result))
+            return refusal(
+                Kind::refused,
+                fmt::format("{}: the reducer refused the event: {}", id, no->rejection.message));
+        return refusal(Kind::storage,
+                       fmt::format("{}: {}", id, std::get<LogError>(result).message));
+    }
+    return refusal(Kind::storage,
+                   fmt::format("{}: gave up after {} conflicting writes", id, attempts));
+}
+
 }  // namespace board::app

@@ -2,6 +2,7 @@
 
 #include "http/security.hpp"
 #include "orchestrator/agent_process.hpp"
+#include "orchestrator/known_tickets.hpp"
 #include "orchestrator/notifier.hpp"
 #include "orchestrator/planner.hpp"
 #include "orchestrator/preflight.hpp"
@@ -65,10 +66,6 @@ UnixMillis now_ms() {
         .count();
 }
 
-struct IdOrder {
-    bool operator()(const std::string& a, const std::string& b) const { return id_less(a, b); }
-};
-
 class Daemon {
 public:
     Daemon(const DaemonOptions& options,
@@ -92,6 +89,14 @@ public:
         , tickets_dir_(tickets_dir(options.board_root))
         , notifier_(config.notify, options.board_root)
         , watcher_(io_, tickets_dir_, [this] { wake(); })
+        , known_(
+              tickets_dir_,
+              reporter_,
+              options.debounce.value_or(config.daemon.debounce),
+              [this](const std::string& id, const Ticket* before, const Ticket* after) {
+                  ticket_changed(id, before, after);
+              },
+              [this](const std::string& id) { watcher_.watch(id); })
         , live_(std::make_shared<app::LiveBoard>(options.board_root))
         , queries_(io_,
                    app::query_socket_path(options.board_root),
@@ -138,30 +143,6 @@ public:
     }
 
 private:
-    /// What the daemon knows of one ticket. It keeps the folded ticket and the identity of the
-    /// log it came from, not an open EventLog: a board holds thousands of tickets, and a log
-    /// that has not changed since (same inode, size and ctime) is not read again.
-    struct LogStamp {
-        dev_t device = 0;
-        ino_t inode = 0;
-        off_t size = -1;
-        std::int64_t ctime_ns = 0;  ///< unlike the mtime, nothing sets it back (cp -p)
-        friend bool operator==(const LogStamp&, const LogStamp&) = default;
-    };
-
-    struct Entry {
-        explicit Entry(fs::path ticket_dir)
-            : dir(std::move(ticket_dir)) {}
-
-        fs::path dir;
-        LogStamp stamp;
-        std::shared_ptr<const Ticket> ticket;
-        std::int64_t own_seq = -1;  ///< the seq of the daemon's last write; -1 none yet
-        Clock::time_point available_at{};
-        bool ran_this_session = false;
-        std::string problem;  ///< the last load error, printed once per change
-    };
-
     struct Running {
         std::shared_ptr<AgentRun> agent;
         Status phase = Status::research;
@@ -225,109 +206,28 @@ private:
 
     // ---- reading the board --------------------------------------------------------------
 
-    Entry& entry_for(const std::string& id) {
-        auto it = tickets_.find(id);
-        if (it == tickets_.end()) {
-            it = tickets_.emplace(id, Entry{tickets_dir_ / id}).first;
-            watcher_.watch(id);
-        }
-        return it->second;
-    }
-
-    void scan_board() {
-        std::error_code ec;
-        for (fs::directory_iterator it(tickets_dir_, ec), end; !ec && it != end; it.increment(ec)) {
-            const std::string name = it->path().filename().string();
-            if (!is_valid_ticket_id(name) || !it->is_directory(ec)) continue;
-            entry_for(name);
-        }
-        if (ec)
-            reporter_.problem(
-                fmt::format("board-daemon: {}: {}", tickets_dir_.string(), ec.message()));
-        for (auto& [id, entry] : tickets_) reload(id, entry);
-    }
-
-    static std::optional<LogStamp> stamp_of(const fs::path& ticket_dir) {
-        struct stat st {};
-
-        if (::stat((ticket_dir / log_file_name).c_str(), &st) != 0) return std::nullopt;
-        return LogStamp{
-            st.st_dev,
-            st.st_ino,
-            st.st_size,
-            static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec};
-    }
-
-    /// Reads a ticket's log again unless its identity is unchanged. `notified`: inotify named
-    /// it, so it is read even then (an edit in place within one clock tick keeps the identity).
-    void reload(const std::string& id, Entry& entry, bool notified = false) {
-        const auto stamp = stamp_of(entry.dir);
-        if (!notified && stamp && entry.ticket && *stamp == entry.stamp) return;  // unchanged
-        auto loaded = load_ticket(entry.dir);
-        if (auto* error = std::get_if<LogError>(&loaded)) {
-            if (error->kind == LogError::Kind::not_found) return;  // a ticket being created
-            if (entry.problem != error->message) {
-                reporter_.problem(
-                    fmt::format("board-daemon: {} skipped until fixed: {}", id, error->message));
-                entry.problem = error->message;
-            }
-            set_ticket(id, entry, nullptr);
-            return;
-        }
-        auto& value = std::get<Loaded>(loaded);
-        for (const auto& warning : value.report.warnings)
-            reporter_.problem("board-daemon: " + warning);
-        entry.problem.clear();
-        if (value.ticket.id.empty()) return;  // no events yet
-        const bool external = entry.own_seq >= 0 && value.ticket.seq != entry.own_seq &&
-                              (!entry.ticket || value.ticket.seq != entry.ticket->seq);
-        if (entry.own_seq < 0) entry.own_seq = value.ticket.seq;
-        if (external) {
-            // A human (or a script) just changed it: wait for the dust to settle (001).
-            entry.available_at = Clock::now() + config_.daemon.debounce;
-            entry.own_seq = value.ticket.seq;
-        }
-        set_ticket(id, entry, std::make_shared<const Ticket>(std::move(value.ticket)));
-        entry.stamp = stamp.value_or(LogStamp{});
-    }
-
-    /// What the daemon keeps of a ticket while no run of it starts: what next_action(), the
-    /// planner, recovery, notifications and question timeouts read (summarize() and the
-    /// questions), not its description, notes and artifacts. A run is made from the ticket
-    /// as its run-started commit read it from the log. On 10,000 tickets this is the
-    /// difference that keeps the daemon under 50 MB.
-    static std::shared_ptr<const Ticket> kept_between_runs(const Ticket& full) {
-        auto kept = std::make_shared<Ticket>(summarize(full).ticket);
-        kept->questions = full.questions;
-        return kept;
-    }
-
-    /// Every change of what the daemon knows of a ticket goes through here, so what is kept
-    /// per board (the tickets whose questions can time out) never needs a pass over all.
-    void set_ticket(const std::string& id, Entry& entry, std::shared_ptr<const Ticket> ticket) {
-        // A change seen, by the daemon's own write or another's: tell a person what now waits
-        // for them. The first look at a ticket (start-up, a new folder) is not news.
-        if (entry.ticket && ticket) notifier_.notify_changes(*entry.ticket, *ticket);
+    /// Every change of what the daemon knows of a ticket, by its own write or another's.
+    void ticket_changed(const std::string& id, const Ticket* before, const Ticket* after) {
+        // Tell a person what now waits for them. The first look at a ticket (start-up, a new
+        // folder) is not news.
+        if (before && after) notifier_.notify_changes(*before, *after);
         // The page's live events: every change after the first look (the server noted the
         // end of every log when it started; a ticket created since is news).
-        if (http_ && looked_once_ && ticket && ticket != entry.ticket) http_->ticket_changed(id);
+        if (http_ && looked_once_ && after) http_->ticket_changed(id);
         // The board every reader shares (the planner, the page): this ticket as just folded.
-        if (ticket)
-            live_->ticket_is(*ticket);
+        if (after)
+            live_->ticket_is(*after);
         else
             live_->ticket_changed(id);
-        entry.ticket = ticket ? kept_between_runs(*ticket) : nullptr;
-        if (entry.ticket && next_question_deadline(*entry.ticket))
+        // Kept per board, so question timeouts never need a pass over every ticket.
+        if (after && next_question_deadline(*after))
             timed_questions_.insert(id);
         else
             timed_questions_.erase(id);
     }
 
     void refresh_dirty() {
-        for (const auto& id : watcher_.take_changed()) {
-            auto& entry = entry_for(id);
-            reload(id, entry, true);
-        }
+        for (const auto& id : watcher_.take_changed()) known_.reload(id, true);
     }
 
     /// A board-wide query from the `board` command: answered from the kept board once every
@@ -337,79 +237,36 @@ private:
             watcher_.drain();
             refresh_dirty();
         } else {
-            scan_board();
+            known_.scan();
         }
         return app::answer_query(*live_, query);
     }
 
     // ---- writing ------------------------------------------------------------------------
 
-    using Builder = std::function<std::vector<Authored>(const Ticket&)>;
-
-    /// When `ticket.json` is rewritten after a commit. The snapshot is a cache the CLI
-    /// rebuilds when it is behind the log; each rewrite creates a file and frees one, which on
-    /// ext4 is the daemon's largest cost per run, so a run's start leaves it to the outcome.
-    enum class Snapshot { rewrite, leave_for_the_outcome };
-
-    /// Appends what `build` makes of the ticket as it is on disk, as one durable batch;
-    /// rebuilt and retried when another writer got there first.
+    /// Appends what `build` makes of the ticket as it is on disk (app::Board::record); the
+    /// ticket after it, or nothing when it was not written (a refusal is reported, a ticket
+    /// that moved on is planned again). A run's start leaves `ticket.json` to its end.
     std::optional<std::shared_ptr<const Ticket>> commit(
         const std::string& id,
-        const Builder& build,
+        const app::Author& build,
         std::optional<std::int64_t> expected_seq = {},
-        Snapshot snapshot = Snapshot::rewrite) {
-        auto& entry = entry_for(id);
-        for (int attempt = 0; attempt < 8; ++attempt) {
-            auto loaded = load_ticket(entry.dir);
-            if (auto* error = std::get_if<LogError>(&loaded)) {
-                reporter_.problem(fmt::format("board-daemon: {}: {}", id, error->message));
-                return std::nullopt;
-            }
-            const Ticket& now = std::get<Loaded>(loaded).ticket;
-            if (expected_seq && now.seq != *expected_seq) return std::nullopt;  // changed: re-plan
-            auto batch = build(now);
-            if (batch.empty()) return std::nullopt;
-            std::vector<Event> events;
-            const UnixMillis at = now_ms();
-            for (auto& item : batch) {
-                events.push_back(Event{event_schema_version,
-                                       0,
-                                       random_event_id(),
-                                       at,
-                                       item.by,
-                                       std::move(item.payload)});
-            }
-            auto result = append_events(entry.dir, std::move(events), now.seq);
-            if (auto* done = std::get_if<Committed>(&result)) {
-                set_ticket(id, entry, done->ticket);
-                entry.own_seq = done->ticket->seq;
-                // Not stamped: another writer may have appended right after us, so the next
-                // look at this ticket reads it again.
-                entry.stamp = LogStamp{};
-                if (snapshot == Snapshot::rewrite) {
-                    if (auto problem = write_snapshot(tickets_dir_ / id, *done->ticket))
-                        reporter_.problem("board-daemon: " + *problem);
-                }
-                for (const auto& e : done->events) reporter_.event(id, e);
-                return done->ticket;
-            }
-            if (std::holds_alternative<Conflict>(result)) {
-                if (expected_seq) return std::nullopt;
-                continue;
-            }
-            if (auto* refused = std::get_if<Refused>(&result)) {
-                reporter_.problem(
-                    fmt::format("board-daemon: {}: the reducer refused the daemon's event: {}",
-                                id,
-                                refused->rejection.message));
-                return std::nullopt;
-            }
-            reporter_.problem(
-                fmt::format("board-daemon: {}: {}", id, std::get<LogError>(result).message));
+        bool refresh_snapshot = true) {
+        auto recorded = live_->record(id, build, expected_seq, refresh_snapshot);
+        if (!recorded) {
+            if (recorded.error().kind != app::Refusal::Kind::conflict)
+                reporter_.problem("board-daemon: " + recorded.error().message);
             return std::nullopt;
         }
-        reporter_.problem(fmt::format("board-daemon: {}: gave up after 8 conflicting writes", id));
-        return std::nullopt;
+        auto& entry = known_.entry(id);
+        known_.set(id, recorded.value().ticket);
+        entry.own_seq = recorded.value().ticket->seq;
+        // Not stamped: another writer may have appended right after, so the next look at
+        // this ticket reads it again.
+        entry.stamp = KnownTickets::LogStamp{};
+        for (const auto& w : recorded.value().warnings) reporter_.problem("board-daemon: " + w);
+        for (const auto& e : recorded.value().events) reporter_.event(id, e);
+        return recorded.value().ticket;
     }
 
     // ---- deciding -----------------------------------------------------------------------
@@ -421,7 +278,7 @@ private:
         // A copy: committing a timeout changes the set.
         const std::vector<std::string> timed(timed_questions_.begin(), timed_questions_.end());
         for (const std::string& id : timed) {
-            auto& entry = tickets_.at(id);
+            auto& entry = known_.all().at(id);
             if (!entry.ticket) continue;
             if (!questions_due(*entry.ticket, now).empty()) {
                 commit(id, [now](const Ticket& t) {
@@ -452,8 +309,8 @@ private:
         input.policy = config_.policy;
         input.hold = [this](const std::string& id) {
             TicketHold hold;
-            const auto it = tickets_.find(id);
-            if (it == tickets_.end()) return hold;
+            const auto it = known_.all().find(id);
+            if (it == known_.all().end()) return hold;
             hold.ticket = it->second.ticket.get();
             hold.running = running_.count(id) > 0;
             hold.ran_this_session = it->second.ran_this_session;
@@ -474,7 +331,7 @@ private:
     // ---- running ------------------------------------------------------------------------
 
     void begin_run(const std::string& id, const StartRun& start) {
-        auto& entry = tickets_.at(id);
+        auto& entry = known_.all().at(id);
         const auto before = entry.ticket;
         const std::string run_id = fmt::format("{:04}", before->runs_total + 1);
         const auto started = commit(
@@ -486,7 +343,7 @@ private:
                          run_id, start.phase, start.attempt, start.iteration, start.policy}}};
             },
             before->seq,
-            Snapshot::leave_for_the_outcome);
+            false);
         if (!started) {
             watcher_.mark(id);  // it changed under us: look again
             return;
@@ -543,7 +400,7 @@ private:
     /// as interrupted (and the phase runs again).
     void recover() {
         std::optional<std::vector<AgentProcessFound>> found;
-        for (auto& [id, entry] : tickets_) {
+        for (auto& [id, entry] : known_.all()) {
             if (!entry.ticket || !entry.ticket->run) continue;
             const Run run = *entry.ticket->run;
             if (!found) found = processes_with_a_board_run();  // once, and only if needed
@@ -582,7 +439,7 @@ private:
             reporter_.message(fmt::format("inotify unavailable ({}); polling every {}",
                                           *why,
                                           format_duration(config_.daemon.poll)));
-        scan_board();
+        known_.scan();
         looked_once_ = true;
         recover();
         const auto started = Clock::now();
@@ -590,7 +447,7 @@ private:
         const bool watching = options_.mode == DaemonOptions::Mode::watch;
         reporter_.message(fmt::format("board-daemon on {}: {} ticket(s), max {} agent(s) at once{}",
                                       options_.board_root.string(),
-                                      tickets_.size(),
+                                      known_.all().size(),
                                       config_.daemon.max_parallel,
                                       watching ? ", watching for changes" : ""));
         announce_agents(
@@ -605,7 +462,7 @@ private:
             notifier_.reap();
             const bool poll_due = Clock::now() - last_full_scan >= config_.daemon.poll;
             if (!watcher_.available() || poll_due) {
-                scan_board();
+                known_.scan();
                 last_full_scan = Clock::now();
             } else {
                 refresh_dirty();
@@ -649,7 +506,7 @@ private:
 
     BoardSnapshot snapshot() const {
         BoardSnapshot s;
-        for (const auto& [id, entry] : tickets_) {
+        for (const auto& [id, entry] : known_.all()) {
             if (entry.ticket) s.tickets.push_back(entry.ticket);
         }
         return s;
@@ -669,9 +526,9 @@ private:
     asio::steady_timer poll_timer_;
     asio::signal_set signals_;
     fs::path tickets_dir_;
-    std::map<std::string, Entry, IdOrder> tickets_;
     Notifier notifier_;
     BoardWatcher watcher_;
+    KnownTickets known_;
     /// The board as every reader sees it, kept current by this daemon's writes and watch;
     /// shared with the HTTP server.
     std::shared_ptr<app::LiveBoard> live_;
@@ -681,7 +538,7 @@ private:
     RunContext run_context_;
     bool looked_once_ = false;               ///< the first scan of the board is done
     std::set<std::string> timed_questions_;  ///< tickets with a question that can time out
-    std::map<std::string, Running, IdOrder> running_;
+    std::map<std::string, Running, KnownTickets::IdOrder> running_;
     UniqueFd lock_;  ///< tickets/.daemon.lock, held while the daemon runs
     bool wake_pending_ = false;
     bool stopping_ = false;

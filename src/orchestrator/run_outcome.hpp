@@ -4,6 +4,7 @@
 
 #include "orchestrator/output_capture.hpp"
 
+#include <board/app.hpp>
 #include <board/artifact.hpp>
 #include <board/event.hpp>
 #include <board/ticket.hpp>
@@ -33,10 +34,7 @@ struct RunRecord {
 
 /// An event payload and who it is by: the agent for what it wrote or asked, the board for the
 /// rest.
-struct Authored {
-    Actor by;
-    Payload payload;
-};
+using Authored = app::Authored;
 
 /// The batch that records `record` on `ticket` (the ticket as it is now, its run in flight):
 /// notes on what the board noticed (several signals, malformed tags or questions, bad front

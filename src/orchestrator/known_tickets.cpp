@@ -1,0 +1,114 @@
+#include "orchestrator/known_tickets.hpp"
+
+#include <board/board_dir.hpp>
+#include <board/catalog.hpp>
+#include <board/event_log.hpp>
+
+#include <fmt/format.h>
+
+#include <sys/stat.h>
+
+namespace board::orchestrator {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<KnownTickets::LogStamp> stamp_of(const fs::path& ticket_dir) {
+    struct stat st {};
+
+    if (::stat((ticket_dir / log_file_name).c_str(), &st) != 0) return std::nullopt;
+    return KnownTickets::LogStamp{
+        st.st_dev,
+        st.st_ino,
+        st.st_size,
+        static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec};
+}
+
+/// What the daemon keeps of a ticket while no run of it starts: what next_action(), the
+/// planner, recovery, notifications and question timeouts read (summarize() and the
+/// questions), not its description, notes and artifacts. A run is made from the ticket as its
+/// run-started commit read it from the log.
+std::shared_ptr<const Ticket> kept_between_runs(const Ticket& full) {
+    auto kept = std::make_shared<Ticket>(summarize(full).ticket);
+    kept->questions = full.questions;
+    return kept;
+}
+
+}  // namespace
+
+bool KnownTickets::IdOrder::operator()(const std::string& a, const std::string& b) const {
+    return id_less(a, b);
+}
+
+KnownTickets::KnownTickets(
+    fs::path tickets_dir,
+    Reporter& reporter,
+    std::chrono::milliseconds debounce,
+    std::function<void(const std::string&, const Ticket*, const Ticket*)> changed,
+    std::function<void(const std::string&)> first_seen)
+    : tickets_dir_(std::move(tickets_dir))
+    , reporter_(reporter)
+    , debounce_(debounce)
+    , changed_(std::move(changed))
+    , first_seen_(std::move(first_seen)) {}
+
+KnownTickets::Entry& KnownTickets::entry(const std::string& id) {
+    auto it = map_.find(id);
+    if (it == map_.end()) {
+        it = map_.emplace(id, Entry{tickets_dir_ / id}).first;
+        first_seen_(id);
+    }
+    return it->second;
+}
+
+void KnownTickets::scan() {
+    std::error_code ec;
+    for (fs::directory_iterator it(tickets_dir_, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (!is_valid_ticket_id(name) || !it->is_directory(ec)) continue;
+        entry(name);
+    }
+    if (ec)
+        reporter_.problem(fmt::format("board-daemon: {}: {}", tickets_dir_.string(), ec.message()));
+    for (auto& [id, known] : map_) reload(id, false);
+}
+
+void KnownTickets::reload(const std::string& id, bool notified) {
+    Entry& known = entry(id);
+    const auto stamp = stamp_of(known.dir);
+    if (!notified && stamp && known.ticket && *stamp == known.stamp) return;  // unchanged
+    auto loaded = load_ticket(known.dir);
+    if (auto* error = std::get_if<LogError>(&loaded)) {
+        if (error->kind == LogError::Kind::not_found) return;  // a ticket being created
+        if (known.problem != error->message) {
+            reporter_.problem(
+                fmt::format("board-daemon: {} skipped until fixed: {}", id, error->message));
+            known.problem = error->message;
+        }
+        set(id, nullptr);
+        return;
+    }
+    auto& value = std::get<Loaded>(loaded);
+    for (const auto& warning : value.report.warnings) reporter_.problem("board-daemon: " + warning);
+    known.problem.clear();
+    if (value.ticket.id.empty()) return;  // no events yet
+    const bool external = known.own_seq >= 0 && value.ticket.seq != known.own_seq &&
+                          (!known.ticket || value.ticket.seq != known.ticket->seq);
+    if (known.own_seq < 0) known.own_seq = value.ticket.seq;
+    if (external) {
+        // A human (or a script) just changed it: wait for the dust to settle (001).
+        known.available_at = Clock::now() + debounce_;
+        known.own_seq = value.ticket.seq;
+    }
+    set(id, std::make_shared<const Ticket>(std::move(value.ticket)));
+    known.stamp = stamp.value_or(LogStamp{});
+}
+
+void KnownTickets::set(const std::string& id, std::shared_ptr<const Ticket> ticket) {
+    Entry& known = entry(id);
+    changed_(id, known.ticket.get(), ticket.get());
+    known.ticket = ticket ? kept_between_runs(*ticket) : nullptr;
+}
+
+}  // namespace board::orchestrator

@@ -1,0 +1,85 @@
+#pragma once
+// What the daemon knows of each ticket: the fold of its log (without the bulk a plan does not
+// need), the identity of the log it came from, and what the daemon itself holds against it (its
+// own last write, a debounce after a person's change). A board holds thousands of tickets, so
+// no EventLog stays open: a log whose identity (inode, size, ctime) is unchanged is not read
+// again unless inotify named it.
+
+#include "orchestrator/reporter.hpp"
+
+#include <board/ticket.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace board::orchestrator {
+
+class KnownTickets {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    /// The identity of a log file when it was read.
+    struct LogStamp {
+        dev_t device = 0;
+        ino_t inode = 0;
+        off_t size = -1;
+        std::int64_t ctime_ns = 0;  ///< unlike the mtime, nothing sets it back (cp -p)
+        friend bool operator==(const LogStamp&, const LogStamp&) = default;
+    };
+
+    struct Entry {
+        explicit Entry(std::filesystem::path ticket_dir)
+            : dir(std::move(ticket_dir)) {}
+
+        std::filesystem::path dir;
+        LogStamp stamp;
+        std::shared_ptr<const Ticket> ticket;  ///< null: not readable now (or not created yet)
+        std::int64_t own_seq = -1;             ///< the seq of the daemon's last write; -1 none
+        Clock::time_point available_at{};      ///< no run before (a person just changed it)
+        bool ran_this_session = false;
+        std::string problem;  ///< the last load error, printed once per change
+    };
+
+    struct IdOrder {
+        bool operator()(const std::string& a, const std::string& b) const;
+    };
+
+    using Map = std::map<std::string, Entry, IdOrder>;
+
+    /// `changed(id, before, after)` is called for every change of what is known of a ticket
+    /// (either may be null); `first_seen(id)` for every ticket that gets an entry.
+    KnownTickets(std::filesystem::path tickets_dir,
+                 Reporter& reporter,
+                 std::chrono::milliseconds debounce,
+                 std::function<void(const std::string&, const Ticket*, const Ticket*)> changed,
+                 std::function<void(const std::string&)> first_seen);
+
+    Entry& entry(const std::string& id);
+    /// Every ticket folder of the board, each log read again unless unchanged.
+    void scan();
+    /// Reads `id`'s log again unless its identity is unchanged; `notified`: inotify named it, so
+    /// it is read even then (an edit in place within one clock tick keeps the identity).
+    void reload(const std::string& id, bool notified);
+    /// Records `ticket` (the fold of the log, e.g. after the daemon's own write) as what is
+    /// known of `id`; null when it cannot be read.
+    void set(const std::string& id, std::shared_ptr<const Ticket> ticket);
+
+    Map& all() { return map_; }
+
+    const Map& all() const { return map_; }
+
+private:
+    std::filesystem::path tickets_dir_;
+    Reporter& reporter_;
+    std::chrono::milliseconds debounce_;
+    std::function<void(const std::string&, const Ticket*, const Ticket*)> changed_;
+    std::function<void(const std::string&)> first_seen_;
+    Map map_;
+};
+
+}  // namespace board::orchestrator
