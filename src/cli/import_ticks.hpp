@@ -18,6 +18,7 @@
 
 #include <board/ticket.hpp>
 
+#include <array>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -41,6 +42,10 @@ struct CommandOutcome {
     std::string message;                ///< one line for stderr: what and why
     std::vector<std::string> warnings;  ///< for stderr
 };
+
+/// tk's fields every tick has that the board does not keep: reported once, not per tick.
+inline constexpr std::array<std::string_view, 3> tick_fields_not_kept{
+    "owner", "created_by", "updated_at"};
 
 /// One note line of a tick's `notes` string (`YYYY-MM-DD HH:MM - [human] text`).
 struct TickNote {
