@@ -167,8 +167,9 @@ LogResult<ReadReport> read_log(const std::filesystem::path& log_file,
                                const std::function<void(const Event&)>& visit,
                                const LogOptions& options = {});
 
-/// Convenience wrappers around a one-shot EventLog: each call reads and folds the whole log
-/// (fine for a CLI command; a daemon keeps an EventLog per ticket instead).
+/// Convenience wrappers around a one-shot EventLog: each call reads and folds the whole log.
+/// (board-daemon keeps each ticket's fold, not an EventLog, and reads a log again only when
+/// it changed: src/orchestrator/known_tickets.hpp.)
 LogResult<Loaded> load_ticket(const std::filesystem::path& ticket_dir,
                               const LogOptions& options = {});
 AppendResult append_events(const std::filesystem::path& ticket_dir,

@@ -45,8 +45,8 @@ void append_line(std::string& out, const IndexLine& line);
 /// Parses one line (without its `\n`); nullopt if it is malformed in any way.
 std::optional<IndexLine> parse_line(std::string_view text);
 
-/// The same, into `log` and a default-constructed `entry` (no temporary: at 10,000 tickets
-/// every move of a Ticket shows). False if malformed; `entry` is then unspecified.
+/// The same, into `log` and a default-constructed `entry` (no temporary Ticket to move on a
+/// big board). False if malformed; `entry` is then unspecified.
 bool parse_line_into(std::string_view text, LogIdentity& log, CatalogEntry& entry);
 
 }  // namespace board::catalog_index

@@ -193,9 +193,9 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
     std::unordered_map<std::uint64_t, tcp::socket*> connections;
     std::uint64_t next_connection = 0;
     /// Board-wide answers (list, inbox, questions) by request target, until the feed sees an
-    /// append: on 10,000 tickets a list costs a catalog load and a 3.5 MB rendering, and a page
-    /// refetches it after every event. Staleness is bounded by what the feed knows: an API write
-    /// or ticket_changed() at once, other writers within one rescan.
+    /// append: a page refetches them after every event, and rendering a big board is most of
+    /// an answer. Staleness is bounded by what the feed knows: an API write or
+    /// ticket_changed() at once, other writers within one rescan.
     std::unordered_map<std::string, std::string> board_cache;
     /// The board: shared with the daemon when it runs the server, else this server's own.
     std::shared_ptr<app::LiveBoard> board;
