@@ -1,5 +1,7 @@
 // The board folder: locating it, ticket paths, and allocating ids under the board lock.
 
+#include "support/unique_fd.hpp"
+
 #include <board/board_config.hpp>
 #include <board/board_dir.hpp>
 #include <board/ticket.hpp>
@@ -34,25 +36,6 @@ BoardDirError io_error(std::string_view what, const fs::path& path, int err) {
     return BoardDirError{Kind::io,
                          fmt::format("{} {}: {}", what, path.string(), std::strerror(err))};
 }
-
-/// An fd closed on every path out, so an early error return cannot leak the lock.
-class Fd {
-public:
-    explicit Fd(int fd)
-        : fd_(fd) {}
-
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-
-    ~Fd() {
-        if (fd_ >= 0) ::close(fd_);  // closing releases the flock
-    }
-
-    int get() const { return fd_; }
-
-private:
-    int fd_;
-};
 
 /// flock has no timeout of its own and alarm() is process-wide, so poll with LOCK_NB and a
 /// short growing sleep; a create holds the lock for a directory scan and one mkdir.
@@ -181,7 +164,8 @@ BoardDirResult<std::string> allocate_ticket_id(const fs::path& board_root,
 
     const fs::path lock_path = tickets / ".lock";
     // O_CLOEXEC: an agent spawned while we hold the lock must not inherit it (and keep it).
-    const Fd lock{::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666)};
+    // Closed on every path out (closing releases the flock), so an early return cannot leak it.
+    const UniqueFd lock{::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666)};
     if (lock.get() < 0) return io_error("cannot open", lock_path, errno);
     int err = 0;
     if (!lock_with_timeout(lock.get(), lock_timeout, err)) {
@@ -192,7 +176,7 @@ BoardDirResult<std::string> allocate_ticket_id(const fs::path& board_root,
                                          lock_path.string())};
     }
 
-    const Fd tickets_fd{::open(tickets.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+    const UniqueFd tickets_fd{::open(tickets.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
     if (tickets_fd.get() < 0) return io_error("cannot open", tickets, errno);
     // Claims PREFIX-n by making its folder: true when that settled it (made and synced, or an
     // error in `failure`), false when the number is taken.

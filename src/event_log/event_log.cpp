@@ -1,4 +1,5 @@
 #include "event_log/posix_file.hpp"
+#include "support/unique_fd.hpp"
 
 #include <board/event_log.hpp>
 
@@ -187,7 +188,7 @@ LogResult<std::uint64_t> recover_torn_tail(int fd,
     if (!bytes.empty() && bytes.back() != '\n') bytes += '\n';
 
     const std::string torn_path = path + ".torn";
-    Fd out{::open(torn_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)};
+    UniqueFd out{::open(torn_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)};
     if (!out) return errno_error(errno, "open", torn_path);
     if (auto e = write_once(out.get(), bytes, torn_path)) return std::move(*e);
     if (auto e = sync_data(out.get(), torn_path)) return std::move(*e);
@@ -205,13 +206,13 @@ LogResult<std::uint64_t> recover_torn_tail(int fd,
 }
 
 /// Opens the log for writing, creating it (and syncing the folder) if it does not exist yet.
-LogResult<Fd> open_for_append(const std::filesystem::path& dir, const std::string& path) {
-    Fd fd{::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC)};
+LogResult<UniqueFd> open_for_append(const std::filesystem::path& dir, const std::string& path) {
+    UniqueFd fd{::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC)};
     if (fd) return fd;
     if (errno != ENOENT) return errno_error(errno, "open", path);
-    fd = Fd{::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644)};
+    fd = UniqueFd{::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644)};
     if (!fd && errno == EEXIST) {
-        fd = Fd{::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC)};  // lost the race: fine
+        fd = UniqueFd{::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC)};  // lost the race: fine
         if (fd) return fd;
     }
     if (!fd) {
@@ -346,10 +347,10 @@ struct EventLog::Impl {
         }
     }
 
-    LogResult<Fd> lock_for_write() {
+    LogResult<UniqueFd> lock_for_write() {
         auto opened = open_for_append(dir, path);
         if (auto* e = std::get_if<LogError>(&opened)) return std::move(*e);
-        Fd fd = std::move(std::get<Fd>(opened));
+        UniqueFd fd = std::move(std::get<UniqueFd>(opened));
         if (auto e = lock_exclusive(fd.get(), path, options.lock_timeout)) return std::move(*e);
         return fd;
     }
@@ -357,7 +358,7 @@ struct EventLog::Impl {
     LogResult<Loaded> load() {
         ReadReport report;
         {
-            Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+            UniqueFd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
             if (!fd) {
                 const int err = errno;
                 if (err == ENOENT) {
@@ -375,7 +376,7 @@ struct EventLog::Impl {
             }
         }
         // A torn tail seen without the lock may be a write in progress: look again under it.
-        Fd fd{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
+        UniqueFd fd{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
         if (!fd) return errno_error(errno, "open", path);
         if (auto e = lock_exclusive(fd.get(), path, options.lock_timeout)) return std::move(*e);
         if (auto e = catch_up_locked(fd.get(), report)) return std::move(*e);
@@ -459,7 +460,7 @@ AppendResult EventLog::append(std::vector<Event> events, std::int64_t expected_l
     }
     auto locked = impl.lock_for_write();
     if (auto* e = std::get_if<LogError>(&locked)) return std::move(*e);
-    const Fd fd = std::move(std::get<Fd>(locked));
+    const UniqueFd fd = std::move(std::get<UniqueFd>(locked));
     ReadReport report;
     if (auto e = impl.catch_up_locked(fd.get(), report)) return std::move(*e);
 
@@ -490,7 +491,7 @@ TransactResult EventLog::transact(const Actor& by, const BatchBuilder& build) {
     Impl& impl = *impl_;
     auto locked = impl.lock_for_write();
     if (auto* e = std::get_if<LogError>(&locked)) return std::move(*e);
-    const Fd fd = std::move(std::get<Fd>(locked));
+    const UniqueFd fd = std::move(std::get<UniqueFd>(locked));
     ReadReport report;
     if (auto e = impl.catch_up_locked(fd.get(), report)) return std::move(*e);
 
@@ -530,7 +531,7 @@ LogResult<ReadReport> read_log(const std::filesystem::path& log_file,
     };
     std::optional<Torn> torn;
     {
-        Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+        UniqueFd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
         if (!fd) {
             if (errno == ENOENT) {
                 return LogError{LogError::Kind::not_found, fmt::format("{}: no such log", path)};
@@ -545,7 +546,7 @@ LogResult<ReadReport> read_log(const std::filesystem::path& log_file,
     }
     if (torn) {
         // As in EventLog::load: look again under the writers' lock before moving bytes.
-        Fd fd{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
+        UniqueFd fd{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
         if (!fd) return errno_error(errno, "open", path);
         if (auto e = lock_exclusive(fd.get(), path, options.lock_timeout)) return std::move(*e);
         auto st = stat_fd(fd.get(), path);

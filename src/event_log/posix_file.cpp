@@ -15,19 +15,6 @@
 
 namespace board::event_log_detail {
 
-Fd& Fd::operator=(Fd&& other) noexcept {
-    if (this != &other) {
-        reset();
-        fd_ = other.release();
-    }
-    return *this;
-}
-
-void Fd::reset() {
-    if (fd_ >= 0) ::close(fd_);  // close on a regular file only fails on NFS; nothing to do
-    fd_ = -1;
-}
-
 void random_words(std::span<std::uint64_t> words) noexcept {
     auto* bytes = reinterpret_cast<unsigned char*>(words.data());
     const std::size_t size = words.size_bytes();
@@ -120,7 +107,7 @@ std::optional<LogError> sync_data(int fd, const std::string& path) {
 }
 
 std::optional<LogError> sync_directory(const std::string& dir) {
-    Fd fd{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+    UniqueFd fd{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
     if (!fd) return errno_error(errno, "open", dir);
     if (::fsync(fd.get()) != 0) return errno_error(errno, "fsync", dir);
     return std::nullopt;

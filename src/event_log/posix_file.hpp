@@ -1,7 +1,10 @@
 #pragma once
-// Thin POSIX helpers for the event log: an owning fd, the ticket lock with a deadline, and
-// writes that report errno with the file's name. Every fd is opened O_CLOEXEC so agents the
-// daemon launches never inherit a log or its lock.
+// Thin POSIX helpers for the event log: the ticket lock with a deadline, and writes that
+// report errno with the file's name. Fds are held in board::UniqueFd (closing one releases any
+// flock taken through it); every fd is opened O_CLOEXEC so agents the daemon launches never
+// inherit a log or its lock.
+
+#include "support/unique_fd.hpp"
 
 #include <board/event_log.hpp>
 
@@ -13,38 +16,8 @@
 
 namespace board::event_log_detail {
 
-/// Owns a file descriptor; closing it releases any flock taken through it.
-class Fd {
-public:
-    Fd() = default;
-
-    explicit Fd(int fd)
-        : fd_(fd) {}
-
-    ~Fd() { reset(); }
-
-    Fd(Fd&& other) noexcept
-        : fd_(other.release()) {}
-
-    Fd& operator=(Fd&& other) noexcept;
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-
-    int get() const { return fd_; }
-
-    explicit operator bool() const { return fd_ >= 0; }
-
-    int release() {
-        const int fd = fd_;
-        fd_ = -1;
-        return fd;
-    }
-
-    void reset();
-
-private:
-    int fd_ = -1;
-};
+/// The old name, kept for src/http (security.cpp, event_feed.cpp), which still spells it.
+using Fd = board::UniqueFd;
 
 /// Fills `words` with random bits from the kernel (getrandom), falling back to
 /// std::random_device where there is none (a kernel before 3.17, a seccomp filter). Not

@@ -1,5 +1,7 @@
 #include "orchestrator/agent_process.hpp"
 
+#include "support/unique_fd.hpp"
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/readable_pipe.hpp>
@@ -76,29 +78,6 @@ pid_t spawn_in_own_group(const std::filesystem::path& exe,
     }
     return pid;
 }
-
-class Fd {
-public:
-    explicit Fd(int fd = -1)
-        : fd_(fd) {}
-
-    ~Fd() { reset(); }
-
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-
-    int get() const { return fd_; }
-
-    int release() { return std::exchange(fd_, -1); }
-
-    void reset() {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = -1;
-    }
-
-private:
-    int fd_;
-};
 
 void write_all(int fd, std::string_view bytes) {
     while (!bytes.empty()) {
@@ -178,7 +157,7 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
         return std::move(out);
     };
 
-    Fd log{::open(spec.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)};
+    UniqueFd log{::open(spec.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)};
     if (log.get() < 0) {
         out.launch_error = spec.log_file.string() + ": " + errno_text();
         co_return finish();
@@ -194,14 +173,14 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
     }
     const auto stdin_path =
         spec.stdin_file.empty() ? std::filesystem::path{"/dev/null"} : spec.stdin_file;
-    Fd input{::open(stdin_path.c_str(), O_RDONLY | O_CLOEXEC)};
+    UniqueFd input{::open(stdin_path.c_str(), O_RDONLY | O_CLOEXEC)};
     int pipe_fds[2] = {-1, -1};
     if (input.get() < 0 || ::pipe2(pipe_fds, O_CLOEXEC) != 0) {
         out.launch_error = (input.get() < 0 ? stdin_path.string() + ": " : "pipe: ") + errno_text();
         co_return finish();
     }
-    Fd read_end{pipe_fds[0]};
-    Fd write_end{pipe_fds[1]};
+    UniqueFd read_end{pipe_fds[0]};
+    UniqueFd write_end{pipe_fds[1]};
 
     // Launched with posix_spawn (vfork speed, whatever the daemon's size; design/toolchain.md
     // §5), then handed to Boost.Process v2, which waits for it on the io_context.

@@ -1,3 +1,5 @@
+#include "support/unique_fd.hpp"
+
 #include <board/sandbox.hpp>
 
 #include <algorithm>
@@ -32,24 +34,6 @@ std::string errno_text(std::string_view what) {
     return std::string{what} + ": " + std::strerror(errno);
 }
 
-class Fd {
-public:
-    explicit Fd(int fd)
-        : fd_(fd) {}
-
-    ~Fd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-
-    int get() const { return fd_; }
-
-private:
-    int fd_;
-};
-
 /// What a ruleset handles on this kernel: every write right, and reading files (so the hidden
 /// ones can be left out). Execution and listing folders stay free.
 Access handled_rights(int abi) {
@@ -68,7 +52,7 @@ public:
     /// Grants `rights` beneath `path` (a file gets only the rights a file can have). A path
     /// that is missing, a symbolic link or unreachable is skipped: it grants nothing.
     void grant(const fs::path& path, Access rights) {
-        const Fd target{::open(path.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW)};
+        const UniqueFd target{::open(path.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW)};
         if (target.get() < 0) return;
 
         struct stat st {};
@@ -88,7 +72,7 @@ public:
     int fd() const { return fd_.get(); }
 
 private:
-    Fd fd_;
+    UniqueFd fd_;
     Access handled_;
 };
 
