@@ -1,6 +1,8 @@
 // Reading histories: the example board is a fixture every later version must still read, and
 // a bad line is reported with its file and line, never skipped.
 
+#include "support/source_dir.hpp"
+
 #include <board/app.hpp>
 #include <board/reduce.hpp>
 
@@ -14,11 +16,6 @@ namespace fs = std::filesystem;
 using namespace board;
 
 namespace {
-
-fs::path source_dir() {
-    const char* dir = std::getenv("BOARD_SOURCE_DIR");
-    return dir ? fs::path{dir} : fs::current_path();
-}
 
 /// A scratch board folder, removed at the end of the test.
 struct ScratchBoard {
@@ -56,7 +53,7 @@ TEST_CASE("the example board still reads and folds to the states it shows", "[ap
         {"PROJ-4", 2, Status::backlog, std::nullopt},
     }));
     CAPTURE(expected.id);
-    const auto history = app::Board{source_dir()}.history(expected.id);
+    const auto history = app::Board{testing::source_dir()}.history(expected.id);
     REQUIRE(history);
     REQUIRE(history.value().events.size() == expected.events);
     const Folded folded = fold(history.value().events);
@@ -81,7 +78,7 @@ TEST_CASE("a corrupt line is reported with file and line number", "[app][history
 }
 
 TEST_CASE("ids are validated before they touch the disk", "[app][history][security]") {
-    app::Board board{source_dir()};
+    app::Board board{testing::source_dir()};
     const auto bad = board.history("../PROJ-1");
     REQUIRE_FALSE(bad);
     CHECK(bad.error().kind == app::Refusal::Kind::not_found);

@@ -252,6 +252,17 @@ Run declare_show(CLI::App& sub) {
 // ---------------------------------------------------------------------------------------------
 // The board
 
+/// `--awaiting [TYPES]`: a flag that may take a list.
+CLI::Option* add_awaiting(CLI::App& sub, std::string& types, const std::string& help) {
+    return sub.add_option("--awaiting", types, help)->expected(0, 1);
+}
+
+/// `--standalone` and `--orphan`: tickets without an epic, or whose epic is done.
+void add_epic_flags(CLI::App& sub, bool& standalone, bool& orphan) {
+    sub.add_flag("--standalone", standalone, "only tickets without an epic");
+    sub.add_flag("--orphan", orphan, "only tickets whose epic is done");
+}
+
 struct ListArgs {
     std::string status, awaiting, labels;
     ListFilter filter;
@@ -261,14 +272,10 @@ struct ListArgs {
 Run declare_list(CLI::App& sub) {
     auto args = std::make_shared<ListArgs>();
     sub.add_option("-s,--status", args->status, "only these columns, comma-separated");
-    args->awaiting_given =
-        sub.add_option("--awaiting",
-                       args->awaiting,
-                       "only tickets awaiting a human (optionally of these types)")
-            ->expected(0, 1);
+    args->awaiting_given = add_awaiting(
+        sub, args->awaiting, "only tickets awaiting a human (optionally of these types)");
     sub.add_option("--parent", args->filter.parent, "only the children of this epic");
-    sub.add_flag("--standalone", args->filter.standalone, "only tickets without an epic");
-    sub.add_flag("--orphan", args->filter.orphan, "only tickets whose epic is done");
+    add_epic_flags(sub, args->filter.standalone, args->filter.orphan);
     sub.add_option("-l,--label", args->labels, "only tickets with all these labels");
     sub.add_flag("--all", args->filter.all, "include done tickets");
     sub.footer(join_lines({"Examples:",
@@ -317,12 +324,10 @@ Run declare_next(CLI::App& sub) {
     auto args = std::make_shared<NextArgs>();
     sub.add_option("EPIC", args->epic, "only this epic's children");
     args->awaiting_given =
-        sub.add_option("--awaiting",
-                       args->awaiting,
-                       "the human side: tickets awaiting a human (optionally of these types)")
-            ->expected(0, 1);
-    sub.add_flag("--standalone", args->filter.standalone, "only tickets without an epic");
-    sub.add_flag("--orphan", args->filter.orphan, "only tickets whose epic is done");
+        add_awaiting(sub,
+                     args->awaiting,
+                     "the human side: tickets awaiting a human (optionally of these types)");
+    add_epic_flags(sub, args->filter.standalone, args->filter.orphan);
     sub.footer(join_lines({"Exit code 1 (and `null` with --json) when there is nothing.",
                            "Examples:",
                            "  board next",
@@ -372,8 +377,7 @@ Run declare_next(CLI::App& sub) {
 Run declare_ready(CLI::App& sub) {
     auto args = std::make_shared<NextArgs>();
     sub.add_option("EPIC", args->epic, "only this epic's children");
-    sub.add_flag("--standalone", args->filter.standalone, "only tickets without an epic");
-    sub.add_flag("--orphan", args->filter.orphan, "only tickets whose epic is done");
+    add_epic_flags(sub, args->filter.standalone, args->filter.orphan);
     sub.footer("Examples:\n  board ready\n  board ready --json | jq -r '.[].id'");
     return [args](const GlobalOptions& options) {
         NextFilter filter = args->filter;

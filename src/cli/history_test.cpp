@@ -2,6 +2,8 @@
 
 #include "cli/history.hpp"
 
+#include "support/source_dir.hpp"
+
 #include <board/app.hpp>
 #include <board/reduce.hpp>
 
@@ -13,17 +15,8 @@
 namespace fs = std::filesystem;
 using namespace board;
 
-namespace {
-
-fs::path source_dir() {
-    const char* dir = std::getenv("BOARD_SOURCE_DIR");
-    return dir ? fs::path{dir} : fs::current_path();
-}
-
-}  // namespace
-
 TEST_CASE("replay --diff names each field an event changed", "[cli][replay]") {
-    const auto history = app::Board{source_dir()}.history("PROJ-1");
+    const auto history = app::Board{testing::source_dir()}.history("PROJ-1");
     REQUIRE(history);
     const auto& events = history.value().events;
     const Ticket before = fold(std::span{events}.first(8)).ticket;

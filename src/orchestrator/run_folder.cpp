@@ -179,19 +179,22 @@ asio::awaitable<std::variant<fs::path, std::string>> ensure_worktree(asio::any_i
     fs::create_directories(path.parent_path(), ec);
     write_file_atomically(board_root / ".board" / ".gitignore", "*\n");
     const std::string branch = "board/" + id;
+    // Hooks and fsmonitor off: nothing in the repository runs as the daemon.
+    const auto worktree_add = [&](std::vector<std::string> args) {
+        std::vector<std::string> argv{"git",
+                                      "-C",
+                                      board_root.string(),
+                                      "-c",
+                                      "core.hooksPath=/dev/null",
+                                      "-c",
+                                      "core.fsmonitor=false",
+                                      "worktree",
+                                      "add"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return argv;
+    };
     LaunchSpec git;
-    git.argv = {"git",
-                "-C",
-                board_root.string(),
-                "-c",
-                "core.hooksPath=/dev/null",
-                "-c",
-                "core.fsmonitor=false",
-                "worktree",
-                "add",
-                "-B",
-                branch,
-                path.string()};
+    git.argv = worktree_add({"-B", branch, path.string()});
     // Reuse the branch if it exists (after a rejection), else branch from HEAD.
     LaunchSpec probe;
     probe.argv = {"git",
@@ -207,17 +210,7 @@ asio::awaitable<std::variant<fs::path, std::string>> ensure_worktree(asio::any_i
     const auto prober = std::make_shared<AgentProcess>(executor);
     auto exists = co_await prober->run(probe);
     if (exists.launch_error.empty() && exists.exit_code == 0) {
-        git.argv = {"git",
-                    "-C",
-                    board_root.string(),
-                    "-c",
-                    "core.hooksPath=/dev/null",
-                    "-c",
-                    "core.fsmonitor=false",
-                    "worktree",
-                    "add",
-                    path.string(),
-                    branch};
+        git.argv = worktree_add({path.string(), branch});
     }
     const auto maker = std::make_shared<AgentProcess>(executor);
     auto made = co_await maker->run(git);
