@@ -1,6 +1,7 @@
 #include "http/event_feed.hpp"
 
 #include "event_log/posix_file.hpp"
+#include "support/unique_fd.hpp"
 
 #include <board/board_dir.hpp>
 #include <board/codec.hpp>
@@ -18,7 +19,7 @@ namespace fs = std::filesystem;
 namespace board::http {
 namespace {
 
-using event_log_detail::Fd;
+using Fd = UniqueFd;
 
 /// [offset, size) of the log (it grows by small appends between reads), or nullopt when it
 /// cannot be read: nothing is sent and the next poll tries again.

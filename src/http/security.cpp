@@ -1,6 +1,6 @@
 #include "http/security.hpp"
 
-#include "event_log/posix_file.hpp"
+#include "support/unique_fd.hpp"
 
 #include <array>
 #include <cerrno>
@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 namespace board::http {
 namespace {
 
-using event_log_detail::Fd;
+using Fd = UniqueFd;
 
 bool read_all(int fd, std::string& out, std::uint64_t limit) {
     char buf[16384];
