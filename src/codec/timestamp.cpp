@@ -1,67 +1,29 @@
-// UTC timestamps by pure arithmetic: no locale, no time zone database, no libc time calls, so
-// the result is the same on every machine. The calendar algorithms are Howard Hinnant's
-// days_from_civil / civil_from_days (http://howardhinnant.github.io/date_algorithms.html).
+// UTC timestamps with no locale, no time zone database and no libc time calls, so the result
+// is the same on every machine: the calendar is <chrono>'s (sys_days, year_month_day,
+// hh_mm_ss); the digits are read and written by hand (GCC 12 has no std::chrono::parse or
+// std::format).
 
 #include "json_writer.hpp"
 
 #include <board/codec.hpp>
 
 #include <algorithm>
-#include <array>
+#include <chrono>
 #include <cstdint>
 
 namespace board {
 namespace {
 
-constexpr std::int64_t ms_per_day = 86'400'000;
+namespace chrono = std::chrono;
 
-struct CivilDate {
-    std::int64_t year;
-    int month;  // 1..12
-    int day;    // 1..31
-};
+using Millis = chrono::sys_time<chrono::milliseconds>;
 
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-constexpr std::int64_t days_from_civil(std::int64_t y, int m, int d) {
-    y -= m <= 2 ? 1 : 0;
-    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const std::int64_t yoe = y - era * 400;                                    // [0, 399]
-    const std::int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;  // [0, 365]
-    const std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;            // [0, 146096]
-    return era * 146097 + doe - 719468;
+constexpr UnixMillis millis_since_epoch(chrono::sys_days day) {
+    return Millis{day}.time_since_epoch().count();
 }
 
-constexpr CivilDate civil_from_days(std::int64_t z) {
-    z += 719468;
-    const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const std::int64_t doe = z - era * 146097;                                       // [0, 146096]
-    const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;  // [0, 399]
-    const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);                // [0, 365]
-    const std::int64_t mp = (5 * doy + 2) / 153;                                     // [0, 11]
-    const auto day = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
-    const auto month = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
-    return {yoe + era * 400 + (month <= 2 ? 1 : 0), month, day};
-}
-
-static_assert(days_from_civil(1970, 1, 1) == 0);
-static_assert(days_from_civil(2000, 3, 1) == 11017);
-static_assert(civil_from_days(-1).year == 1969 && civil_from_days(-1).day == 31);
-static_assert(days_from_civil(0, 1, 1) * ms_per_day == min_timestamp);
-static_assert(days_from_civil(10000, 1, 1) * ms_per_day - 1 == max_timestamp);
-
-constexpr bool is_leap(std::int64_t y) {
-    return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-}
-
-constexpr int days_in_month(std::int64_t y, int m) {
-    constexpr std::array<int, 12> days{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    return m == 2 && is_leap(y) ? 29 : days[static_cast<std::size_t>(m - 1)];
-}
-
-/// Floor division: -1 ms is the last millisecond of 1969-12-31, not of 1970-01-01.
-constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-    return a / b - (a % b != 0 && (a < 0) != (b < 0) ? 1 : 0);
-}
+static_assert(millis_since_epoch(chrono::year{0} / chrono::January / 1) == min_timestamp);
+static_assert(millis_since_epoch(chrono::year{10000} / chrono::January / 1) - 1 == max_timestamp);
 
 /// Writes `value` as exactly `width` decimal digits ending just before `end`.
 void put_digits(char* end, int width, std::int64_t value) {
@@ -90,21 +52,22 @@ int read_digits(std::string_view text, std::size_t pos, std::size_t width) {
 namespace codec_detail {
 
 char* write_timestamp(char* out, UnixMillis at) {
-    at = std::clamp(at, min_timestamp, max_timestamp);
-    const std::int64_t days = floor_div(at, ms_per_day);
-    const std::int64_t ms_of_day = at - days * ms_per_day;
-    const CivilDate date = civil_from_days(days);
+    const Millis time{chrono::milliseconds{std::clamp(at, min_timestamp, max_timestamp)}};
+    // floor: -1 ms is the last millisecond of 1969-12-31, not of 1970-01-01.
+    const auto day = chrono::floor<chrono::days>(time);
+    const chrono::year_month_day date{day};
+    const chrono::hh_mm_ss clock{time - day};
 
     constexpr std::string_view layout = "0000-00-00T00:00:00.000Z";
     static_assert(layout.size() == timestamp_size);
     std::copy(layout.begin(), layout.end(), out);
-    put_digits(out + 4, 4, date.year);
-    put_digits(out + 7, 2, date.month);
-    put_digits(out + 10, 2, date.day);
-    put_digits(out + 13, 2, ms_of_day / 3'600'000);
-    put_digits(out + 16, 2, ms_of_day / 60'000 % 60);
-    put_digits(out + 19, 2, ms_of_day / 1000 % 60);
-    put_digits(out + 23, 3, ms_of_day % 1000);
+    put_digits(out + 4, 4, int{date.year()});
+    put_digits(out + 7, 2, unsigned{date.month()});
+    put_digits(out + 10, 2, unsigned{date.day()});
+    put_digits(out + 13, 2, clock.hours().count());
+    put_digits(out + 16, 2, clock.minutes().count());
+    put_digits(out + 19, 2, clock.seconds().count());
+    put_digits(out + 23, 3, clock.subseconds().count());
     return out + timestamp_size;
 }
 
@@ -128,8 +91,13 @@ std::optional<UnixMillis> parse_timestamp(std::string_view text) {
     const int hour = read_digits(text, 11, 2);
     const int minute = read_digits(text, 14, 2);
     const int second = read_digits(text, 17, 2);
-    if (year < 0 || month < 1 || month > 12 || day < 1 || day > days_in_month(year, month) ||
-        hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59)
+    if (year < 0 || month < 0 || day < 0) return std::nullopt;
+    // ok(): a month of 1..12 and a day that month has (29 February only in a leap year).
+    const chrono::year_month_day date{chrono::year{year},
+                                      chrono::month{static_cast<unsigned>(month)},
+                                      chrono::day{static_cast<unsigned>(day)}};
+    if (!date.ok() || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 ||
+        second > 59)
         return std::nullopt;
 
     int millis = 0;
@@ -143,8 +111,8 @@ std::optional<UnixMillis> parse_timestamp(std::string_view text) {
             millis = millis * 10 + (i <= digits ? fraction[i] - '0' : 0);
     }
 
-    const std::int64_t days = days_from_civil(year, month, day);
-    return days * ms_per_day + ((hour * 60 + minute) * 60 + second) * std::int64_t{1000} + millis;
+    return millis_since_epoch(chrono::sys_days{date}) +
+           ((hour * 60 + minute) * 60 + second) * std::int64_t{1000} + millis;
 }
 
 }  // namespace board
