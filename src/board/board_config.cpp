@@ -1,6 +1,8 @@
-// board.yaml → BoardConfig. The walk is strict on purpose: every map lists the keys it knows,
-// and anything else is an error with its line, so a typo in a gate or a budget is caught
-// when the file is read rather than discovered when an agent runs unsupervised.
+// board.yaml → BoardConfig: the loader. The walk is strict on purpose: every map lists the keys
+// it knows, and anything else is an error with its line, so a typo in a gate or a budget is
+// caught when the file is read rather than discovered when an agent runs unsupervised. The
+// defaults it starts from, and the commented board.yaml `board init` writes, are in
+// board_config_defaults.cpp.
 
 #include <board/board_config.hpp>
 
@@ -12,7 +14,6 @@
 #include <climits>
 #include <cmath>
 #include <cstddef>
-#include <cstdint>
 #include <fstream>
 #include <initializer_list>
 #include <set>
@@ -406,43 +407,6 @@ void read_top(const Field& top, BoardConfig& config) {
 
 }  // namespace
 
-std::vector<std::string> default_agent_command() {
-    return {"claude"};
-}
-
-AgentConfig default_agent_config(Status phase) {
-    AgentConfig agent;
-    agent.command = default_agent_command();
-    switch (phase) {
-        case Status::implementing:
-            agent.max_steps = 30;
-            agent.worktree = true;
-            break;
-        case Status::review:
-            agent.max_steps = 10;
-            break;
-        default:
-            agent.max_steps = 15;
-            break;
-    }
-    return agent;
-}
-
-const AgentConfig* BoardConfig::agent(Status phase) const {
-    switch (phase) {
-        case Status::research:
-            return &research;
-        case Status::planning:
-            return &planning;
-        case Status::implementing:
-            return &implementing;
-        case Status::review:
-            return &review;
-        default:
-            return nullptr;
-    }
-}
-
 ConfigResult parse_board_config(std::string_view yaml_text) {
     try {
         const std::vector<YAML::Node> documents = YAML::LoadAll(std::string{yaml_text});
@@ -482,142 +446,6 @@ ConfigResult load_board_config(const std::filesystem::path& file) {
     } catch (const std::exception& e) {
         return ConfigError{0, 0, fmt::format("cannot read {}: {}", file.string(), e.what())};
     }
-}
-
-bool is_valid_prefix(std::string_view prefix) {
-    if (prefix.empty() || prefix.size() > 16) return false;
-    if (prefix.front() < 'A' || prefix.front() > 'Z') return false;
-    return std::all_of(prefix.begin(), prefix.end(), [](char c) {
-        return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    });
-}
-
-std::optional<milliseconds> parse_duration(std::string_view text) {
-    std::size_t digits = 0;
-    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-    if (digits == 0) return std::nullopt;
-    const std::string_view unit = text.substr(digits);
-    std::int64_t scale = 0;
-    if (unit == "ms") scale = 1;
-    if (unit == "s") scale = 1'000;
-    if (unit == "m") scale = 60'000;
-    if (unit == "h") scale = 3'600'000;
-    if (scale == 0) return std::nullopt;
-    std::int64_t count = 0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + digits, count);
-    if (ec != std::errc{} || ptr != text.data() + digits) return std::nullopt;
-    if (count > INT64_MAX / scale) return std::nullopt;
-    return milliseconds{count * scale};
-}
-
-std::string format_duration(milliseconds d) {
-    const std::int64_t ms = d.count();
-    if (ms != 0 && ms % 3'600'000 == 0) return fmt::format("{}h", ms / 3'600'000);
-    if (ms != 0 && ms % 60'000 == 0) return fmt::format("{}m", ms / 60'000);
-    if (ms != 0 && ms % 1'000 == 0) return fmt::format("{}s", ms / 1'000);
-    return fmt::format("{}ms", ms);
-}
-
-std::string default_board_yaml(std::string_view prefix) {
-    // Kept in step with BoardConfig's defaults by the round-trip test in board_config_test.
-    return fmt::format(R"(# board.yaml: how this board runs (spec: storage.md, agents.md).
-# Every key is optional; the values below are the defaults. An unknown key is an error,
-# so a typo cannot silently change what the agents do. Durations: 500ms, 10s, 5m, 1h.
-
-# Ticket ids are PREFIX-N: an uppercase letter, then up to 15 uppercase letters or digits.
-prefix: {}
-
-# Which columns the agents take work from on their own. research: backlog tickets start
-# research without a human; planning: ready tickets start planning without a human.
-auto:
-  research: true
-  planning: false
-
-# The most tickets each agent column holds at once (0 = unlimited).
-wip:
-  research: 3
-  planning: 2
-  implementing: 2
-
-# What happens when a phase completes: none (advance at once), checkpoint or approval
-# (wait for a human: approve advances, reject re-runs the phase with the feedback).
-gates:
-  research: none
-  planning: approval
-
-# Limits per ticket and phase before a human is asked to step in (awaiting escalation).
-budget:
-  max_iterations: 10  # runs of one phase that end without a signal
-  max_attempts: 3     # failed runs (crash, non-zero exit, timeout) of one phase
-  max_cost_usd: 10.0  # total agent cost of the ticket; 0 = unlimited
-  retry_backoff: 10s       # wait before retrying a failed run; doubled per failure
-  retry_backoff_max: 5m    # the longest such wait
-
-# board-daemon: how many agents at once, and how it watches the board.
-daemon:
-  max_parallel: 2  # agent runs in flight across the board
-  poll: 10s        # watch mode: how often the board is rescanned
-  debounce: 2s     # wait before taking a ticket that just became available
-  grace: 30s       # on SIGINT/SIGTERM: time running agents get before they are killed
-
-# The agents. A command is an argv list (never a shell string); the prompt arrives on
-# standard input, its path in BOARD_PROMPT_FILE. A phase without its own command, timeout
-# or dialect uses the default's.
-#
-# The dialect (auto: by the program's name) adds what each agent CLI needs to finish a
-# phase unattended, unless the command sets it already (docs/agents.md):
-#   claude   -p --output-format stream-json --verbose --permission-mode acceptEdits
-#            --add-dir <the run folder> --max-turns <max_steps> [--resume <session>]
-#   codex    exec --json --skip-git-repo-check --sandbox workspace-write (danger-full-access
-#            when Landlock confines it: Codex's own sandbox cannot run inside it)
-#            --add-dir <the run folder> [resume <session>] -
-#   gemini   --output-format stream-json --approval-mode auto_edit
-#            --include-directories <the run folder>
-#   generic  nothing: any program that prints <promise>SIGNAL</promise> as its last word
-agents:
-  default:
-    command: [claude]      # Claude Code
-    # command: [codex]     # Codex CLI
-    # command: [gemini]    # Gemini CLI
-    dialect: auto          # or claude, codex, gemini, generic
-    # Landlock confinement: an agent writes only its run folder (where its artifact is
-    # drafted), its worktree, its own tool state (~/.claude, ~/.codex...) and temp; it can
-    # never write a log, board.yaml or .board/, nor read the HTTP token. auto: where the
-    # kernel offers Landlock; landlock: always (else the daemon will not start); none: off.
-    sandbox: auto
-    timeout: 30m  # the run is terminated, then killed, after this long
-  research:
-    max_steps: 15
-    worktree: false
-    enabled: true
-    resume: false  # true: continue the agent's last session of this ticket
-    # command: [codex]  # this phase only, instead of the default's
-    # timeout: 1h
-  planning:
-    max_steps: 15
-    worktree: false
-    enabled: true
-    resume: false
-  implementing:
-    max_steps: 30
-    worktree: true  # run in git worktree board/<ID> on branch board/<ID>
-    enabled: true
-    resume: false
-  review:
-    max_steps: 10
-    worktree: false
-    enabled: true  # false: implementing goes straight to the human review
-    resume: false
-
-# A command run whenever a ticket starts awaiting a person or an agent asks a question: an
-# argv list, never a shell string. The details arrive in the environment (BOARD_TICKET,
-# BOARD_AWAITING, BOARD_REASON, ...) and as one JSON object on standard input.
-# notify:
-#   command: [notify-send, board]
-#   timeout: 10s       # the command is killed after this long
-#   max_parallel: 4    # commands in flight; a notification beyond that is dropped
-)",
-                       prefix);
 }
 
 }  // namespace board
