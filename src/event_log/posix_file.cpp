@@ -1,5 +1,7 @@
 #include "event_log/posix_file.hpp"
 
+#include "support/unique_fd.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>

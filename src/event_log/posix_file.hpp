@@ -4,8 +4,6 @@
 // flock taken through it); every fd is opened O_CLOEXEC so agents the daemon launches never
 // inherit a log or its lock.
 
-#include "support/unique_fd.hpp"
-
 #include <board/event_log.hpp>
 
 #include <chrono>
@@ -15,9 +13,6 @@
 #include <string_view>
 
 namespace board::event_log_detail {
-
-/// The old name, kept for src/http (security.cpp, event_feed.cpp), which still spells it.
-using Fd = board::UniqueFd;
 
 /// Fills `words` with random bits from the kernel (getrandom), falling back to
 /// std::random_device where there is none (a kernel before 3.17, a seccomp filter). Not
