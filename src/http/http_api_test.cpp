@@ -1,0 +1,225 @@
+// Tests the HTTP JSON API over loopback: list, show, events, state, artifacts, writes, answers.
+
+#include "http/http_test_support.hpp"
+
+#include <board/app.hpp>
+#include <board/board_dir.hpp>
+#include <board/event_log.hpp>
+#include <board/http.hpp>
+
+#include <boost/beast/http.hpp>
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace bhttp = boost::beast::http;
+namespace json = boost::json;
+namespace fs = std::filesystem;
+using namespace board;
+using namespace board::http;
+using namespace board::http_test;
+
+namespace {
+
+std::string text(const json::value& v) {
+    return v.is_string() ? std::string{v.as_string()} : json::serialize(v);
+}
+
+}  // namespace
+
+// --- the API ---------------------------------------------------------------------------------
+
+TEST_CASE("list and show: the CLI's JSON, filters, 404 for unknown and malformed ids",
+          "[http][api]") {
+    TempBoard board;
+    const auto a = board.create("first");
+    const auto b = board.create("second", "approval");
+    Running server(options_for(board));
+    const auto port = server.port();
+
+    auto r = get(port, "/api/tickets");
+    REQUIRE(r.status == 200);
+    CHECK(r.headers[bhttp::field::content_type] == "application/json");
+    REQUIRE(r.json().as_array().size() == 2);
+    r = get(port, "/api/tickets?awaiting=approval");
+    REQUIRE(r.status == 200);
+    REQUIRE(r.json().as_array().size() == 1);
+    CHECK(text(r.json().as_array()[0].at("id")) == b);
+    r = get(port, "/api/tickets?awaiting");
+    CHECK(r.json().as_array().size() == 1);
+    r = get(port, "/api/tickets?status=nonsense");
+    CHECK(r.status == 422);
+    CHECK(error_of(r).find("nonsense") != std::string::npos);
+
+    r = get(port, "/api/tickets/" + a);
+    REQUIRE(r.status == 200);
+    CHECK(r.json().at("title") == "first");
+    CHECK(r.json().at("status") == "backlog");
+    CHECK(get(port, "/api/tickets/PROJ-99").status == 404);
+    r = get(port, "/api/tickets/..%2F..%2Fetc");
+    CHECK(r.status == 404);
+    CHECK(error_of(r).find("not a ticket id") != std::string::npos);
+    CHECK(get(port, "/api/nothing").status == 404);
+    CHECK(call(port, bhttp::verb::delete_, "/api/tickets").status == 405);
+}
+
+TEST_CASE("board-wide answers are cached until the feed sees an append", "[http][api]") {
+    TempBoard board;
+    board.create("one");
+    Running server(options_for(board));  // no rescan: only writes and ticket_changed()
+    const auto port = server.port();
+    CHECK(get(port, "/api/tickets").json().as_array().size() == 1);
+    const auto two = board.create("two");  // another process, unreported
+    CHECK(get(port, "/api/tickets").json().as_array().size() == 1);
+    server.server.ticket_changed(two);
+    std::size_t seen = 0;
+    for (int i = 0; i < 200 && seen != 2; ++i) {
+        seen = get(port, "/api/tickets").json().as_array().size();
+        if (seen != 2) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    CHECK(seen == 2);
+    REQUIRE(post(port, "/api/tickets", R"({"title":"three"})").status == 201);
+    CHECK(get(port, "/api/tickets").json().as_array().size() == 3);  // an API write: at once
+    REQUIRE(post(port, "/api/tickets/" + two + "/note", R"({"text":"x"})").status == 200);
+    REQUIRE(post(port, "/api/tickets/" + two + "/cancel", R"({"reason":"x"})").status == 200);
+    // The kept board answers exactly as a fresh load from the logs does.
+    app::Board fresh{board.dir};
+    ListFilter all;
+    all.all = true;
+    CHECK(get(port, "/api/tickets?all=1").body == app::to_json(fresh.list(all).value()));
+    CHECK(get(port, "/api/tickets").body == app::to_json(fresh.list(ListFilter{}).value()));
+}
+
+TEST_CASE("events, state at a seq, artifacts - traversal and symlinks refused", "[http][api]") {
+    TempBoard board;
+    const auto a = board.create("with history");
+    board.append(a, {NoteAdded{"n1"}, NoteAdded{"n2"}});
+    const auto dir = *ticket_dir(board.dir, a);
+    std::ofstream(dir / "research.md") << "# Findings\n\n<script>x</script>\n";
+    fs::create_symlink(board.dir / "board.yaml", dir / "escape.md");
+    Running server(options_for(board));
+    const auto port = server.port();
+
+    auto r = get(port, "/api/tickets/" + a + "/events");
+    REQUIRE(r.status == 200);
+    REQUIRE(r.json().as_array().size() == 3);
+    CHECK(r.json().as_array()[0].at("type") == "created");
+    r = get(port, "/api/tickets/" + a + "/events?after=2");
+    REQUIRE(r.json().as_array().size() == 1);
+    CHECK(r.json().as_array()[0].at("seq") == 3);
+    CHECK(get(port, "/api/tickets/" + a + "/events?after=x").status == 422);
+
+    r = get(port, "/api/tickets/" + a + "/state?seq=2");
+    REQUIRE(r.status == 200);
+    CHECK(r.json().at("seq") == 2);
+    CHECK(r.json().at("last_seq") == 3);
+    CHECK(r.json().at("ticket").at("notes").as_array().size() == 1);
+    CHECK(r.json().at("event").at("type") == "note");
+    CHECK(get(port, "/api/tickets/" + a + "/state").status == 422);
+
+    r = get(port, "/api/tickets/" + a + "/artifacts");
+    CHECK(r.status == 200);
+    CHECK(r.json().is_object());
+    r = get(port, "/api/tickets/" + a + "/artifacts/research.md");
+    REQUIRE(r.status == 200);
+    CHECK(r.body.find("# Findings") == 0);
+    CHECK(r.headers[bhttp::field::content_type] == "text/plain; charset=utf-8");
+    CHECK(get(port, "/api/tickets/" + a + "/artifacts/nope.md").status == 404);
+    CHECK(get(port, "/api/tickets/" + a + "/artifacts/..%2F..%2Fboard.yaml").status == 404);
+    CHECK(get(port, "/api/tickets/" + a + "/artifacts/../../board.yaml").status == 404);
+    CHECK(get(port, "/api/tickets/" + a + "/artifacts/.%2E").status == 404);
+    r = get(port, "/api/tickets/" + a + "/artifacts/escape.md");
+    CHECK(r.status == 403);
+    CHECK(error_of(r).find("symbolic link") != std::string::npos);
+    CHECK(get(port, "/api/tickets/" + a + "/artifacts/").status == 200);  // the list, no listing
+}
+
+TEST_CASE("create, approve, reject, note, cancel: the CLI's results and refusals", "[http][api]") {
+    TempBoard board;
+    const auto gated = board.create("gated", "approval");
+    const auto other = board.create("other", "approval");
+    Running server(options_for(board));
+    const auto port = server.port();
+
+    auto r = post(port, "/api/tickets", R"({"title":"from the web","priority":1,"labels":["ui"]})");
+    REQUIRE(r.status == 201);
+    const std::string created = r.json().at("id").as_string().c_str();
+    CHECK(r.json().at("priority") == 1);
+    r = get(port, "/api/tickets/" + created + "/events");
+    CHECK(r.json().as_array()[0].at("by") == "human:web");
+    CHECK(post(port, "/api/tickets", R"({"priority":1})").status == 422);
+    CHECK(post(port, "/api/tickets", R"({"title":5})").status == 422);
+    CHECK(post(port, "/api/tickets", "not json").status == 422);
+    r = post(port, "/api/tickets", R"({"title":"x","type":"nonsense"})");
+    CHECK((r.status == 422 || r.status == 409));
+    r = post(port, "/api/tickets", R"({"title":"x","parent":"PROJ-77"})");
+    CHECK(r.status >= 400);
+
+    r = post(
+        port, "/api/tickets/" + gated + "/approve", R"({"note":"ok"})", {{"X-Board-As", "bob"}});
+    REQUIRE(r.status == 200);
+    CHECK_FALSE(r.json().as_object().contains("awaiting"));
+    r = get(port, "/api/tickets/" + gated + "/events");
+    CHECK(r.json().as_array().back().at("by") == "human:bob");
+    r = post(port, "/api/tickets/" + gated + "/approve", "{}");
+    CHECK(r.status == 409);
+    CHECK(error_of(r).find("approve " + gated + ": ") == 0);
+    CHECK(post(port, "/api/tickets/" + gated + "/approve", "{}", {{"X-Board-As", "two words"}})
+              .status == 422);
+
+    CHECK(post(port, "/api/tickets/" + other + "/reject", "{}").status == 422);
+    r = post(port, "/api/tickets/" + other + "/reject", R"({"feedback":""})");
+    CHECK(r.status == 409);
+    r = post(port, "/api/tickets/" + other + "/reject", R"({"feedback":"try again"})");
+    REQUIRE(r.status == 200);
+
+    r = post(port, "/api/tickets/" + other + "/note", R"({"text":"a thought"})");
+    REQUIRE(r.status == 200);
+    CHECK(r.json().at("notes").as_array().back().at("from") == "human");
+    CHECK(post(port, "/api/tickets/" + other + "/note", "{}").status == 422);
+    CHECK(post(port, "/api/tickets/PROJ-404/note", R"({"text":"x"})").status == 404);
+
+    r = post(port, "/api/tickets/" + other + "/cancel", R"({"reason":"not needed"})");
+    REQUIRE(r.status == 200);
+    CHECK(r.json().at("status") == "done");
+    r = post(port, "/api/tickets/" + other + "/cancel", "{}");
+    CHECK(r.status == 409);
+    CHECK(post(port, "/api/tickets/" + other + "/fly", "{}").status == 404);
+}
+
+TEST_CASE("questions: pending list, answers validated by the reducer", "[http][api]") {
+    TempBoard board;
+    const auto a = board.create("asks");
+    QuestionAsked q;
+    q.question_id = "q1";
+    q.question = "Ship it?";
+    q.response_type = ResponseType::boolean;
+    board.append(a, {q});
+    Running server(options_for(board));
+    const auto port = server.port();
+
+    auto r = get(port, "/api/questions?pending=1");
+    REQUIRE(r.status == 200);
+    REQUIRE(r.json().as_array().size() == 1);
+    CHECK(text(r.json().as_array()[0].at("id")) == a + ".q1");
+    r = get(port, "/api/inbox");
+    REQUIRE(r.status == 200);
+    CHECK(r.json().as_array().size() == 1);
+
+    r = post(port, "/api/questions/" + a + ".q1/answer", R"({"value":"maybe"})");
+    CHECK(r.status == 409);
+    CHECK(error_of(r).find("true or false") != std::string::npos);
+    CHECK(post(port, "/api/questions/" + a + ".q1/answer", "{}").status == 422);
+    CHECK(post(port, "/api/questions/nonsense/answer", R"({"value":"x"})").status == 422);
+    CHECK(post(port, "/api/questions/PROJ-99.q1/answer", R"({"value":"x"})").status == 404);
+    r = post(port, "/api/questions/" + a + ".q1/answer", R"({"value":true,"note":"go"})");
+    REQUIRE(r.status == 200);
+    CHECK(r.json().at("questions").as_array()[0].at("answer") == "true");
+    CHECK(post(port, "/api/questions/" + a + ".q1/answer", R"({"value":true})").status == 409);
+    CHECK(get(port, "/api/questions?pending=1").json().as_array().empty());
+}
