@@ -1,0 +1,204 @@
+// Tests opening a log: the fixture logs' outcomes, huge lines, and recovery from a cut at any byte.
+
+#include "event_log/event_log_test_support.hpp"
+
+#include <board/codec.hpp>
+#include <board/event_log.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace board;
+using namespace board::event_log_test;
+
+namespace {
+
+fs::path fixture(const std::string& name) {
+    const char* root = std::getenv("BOARD_SOURCE_DIR");
+    return fs::path{root ? root : "."} / "tests" / "fixtures" / "logs" / name;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures
+
+TEST_CASE("event log: each fixture log opens with its documented outcome", "[event_log]") {
+    struct Row {
+        const char* file;
+        std::optional<LogError::Kind> error;  ///< nullopt: opens
+        std::int64_t events;                  ///< when it opens
+        bool torn;
+        const char* message;  ///< a substring of the error or of the first warning
+    };
+
+    using K = LogError::Kind;
+    const Row row = GENERATE(values<Row>({
+        {"valid.jsonl", std::nullopt, 4, false, ""},
+        {"empty.jsonl", std::nullopt, 0, false, "the log is empty"},
+        {"torn_tail.jsonl", std::nullopt, 3, true, "events.jsonl:4: recovered a torn tail"},
+        {"torn_tail_garbage.jsonl", std::nullopt, 2, true, "events.jsonl:3: recovered a torn tail"},
+        {"corrupt_middle.jsonl", K::corrupt, 0, false, "events.jsonl:2: invalid JSON"},
+        {"seq_gap.jsonl", K::corrupt, 0, false, "events.jsonl:3: seq 4 follows seq 2 (a gap"},
+        {"duplicate_seq.jsonl", K::corrupt, 0, false, "events.jsonl:3: seq 2 follows seq 2"},
+        {"unknown_type.jsonl", K::corrupt, 0, false, "events.jsonl:2: field \"type\": unknown"},
+        {"newer_version.jsonl",
+         K::newer_version,
+         0,
+         false,
+         "events.jsonl:2: field \"v\": schema version 2 is newer than this build reads (1)"},
+        {"invalid_utf8.jsonl", K::corrupt, 0, false, "events.jsonl:2: invalid UTF-8"},
+        {"rejected_event.jsonl", K::corrupt, 0, false, "events.jsonl:1: event seq 1 (note) is "},
+    }));
+    CAPTURE(row.file);
+    TempDir tmp;
+    const fs::path dir = tmp.path() / "PROJ-1";
+    fs::create_directories(dir);
+    const std::string original = read_file(fixture(row.file));
+    REQUIRE((!original.empty() || std::string_view{row.file} == "empty.jsonl"));
+    write_file(dir / "events.jsonl", original);
+
+    const auto loaded = load_ticket(dir);
+    if (row.error) {
+        REQUIRE(std::holds_alternative<LogError>(loaded));
+        const LogError& e = std::get<LogError>(loaded);
+        CHECK(e.kind == *row.error);
+        CHECK_THAT(e.message, Catch::Contains(row.message));
+        CHECK_THAT(e.message, Catch::Contains((dir / "events.jsonl").string()));
+        // A refusal never touches the file.
+        CHECK(read_file(dir / "events.jsonl") == original);
+        CHECK_FALSE(fs::exists(dir / "events.jsonl.torn"));
+        // The streaming reader says the same, except on what only a fold can see.
+        const auto read = read_log(dir / "events.jsonl", [](const Event&) {});
+        if (std::string_view{row.file} == "rejected_event.jsonl") {
+            CHECK(std::holds_alternative<ReadReport>(read));
+        } else {
+            REQUIRE(std::holds_alternative<LogError>(read));
+            CHECK(std::get<LogError>(read).message == e.message);
+        }
+        return;
+    }
+    const Loaded& ok = must_be<Loaded>(loaded);
+    CHECK(ok.report.events == row.events);
+    CHECK(ok.report.last_seq == row.events);
+    CHECK(ok.report.empty == (row.events == 0));
+    CHECK(ok.ticket.seq == row.events);
+    if (*row.message) {
+        REQUIRE_FALSE(ok.report.warnings.empty());
+        CHECK_THAT(ok.report.warnings.front(), Catch::Contains(row.message));
+    } else {
+        CHECK(ok.report.warnings.empty());
+    }
+    const std::string after = read_file(dir / "events.jsonl");
+    if (row.torn) {
+        CHECK(ok.report.torn_bytes > 0);
+        CHECK(after.size() + ok.report.torn_bytes == original.size());
+        CHECK(original.substr(0, after.size()) == after);
+        std::string moved = original.substr(after.size());
+        if (moved.back() != '\n') moved += '\n';
+        CHECK(read_file(dir / "events.jsonl.torn") == moved);
+        // Recovered once: the next open is clean.
+        const Loaded& again = must_be<Loaded>(load_ticket(dir));
+        CHECK(again.report.warnings.empty());
+        CHECK(again.report.events == row.events);
+    } else {
+        CHECK(after == original);
+        CHECK(ok.report.torn_bytes == 0);
+    }
+}
+
+TEST_CASE("event log: a missing log is not_found, an empty one is a ticket with no events",
+          "[event_log]") {
+    TempDir tmp;
+    const auto missing = load_ticket(tmp.path() / "PROJ-9");
+    REQUIRE(std::holds_alternative<LogError>(missing));
+    CHECK(std::get<LogError>(missing).kind == LogError::Kind::not_found);
+    CHECK_THAT(std::get<LogError>(missing).message, Catch::Contains("PROJ-9"));
+
+    const auto no_folder = transact(tmp.path() / "PROJ-9", ana(), [](const Ticket&) {
+        return std::vector<Payload>{created_payload()};
+    });
+    REQUIRE(std::holds_alternative<LogError>(no_folder));
+    CHECK(std::get<LogError>(no_folder).kind == LogError::Kind::not_found);
+}
+
+TEST_CASE("event log: a 5 MB line reads back, and a torn 5 MB tail is moved aside whole",
+          "[event_log]") {
+    TempDir tmp;
+    const fs::path dir = tmp.path() / "PROJ-1";
+    make_ticket(dir, 1);
+    const std::string big(5 * 1024 * 1024, 'x');
+    const std::string line_end = read_file(dir / "events.jsonl");
+
+    SECTION("complete") {
+        must_be<Committed>(append_events(dir, {note_event("big", big)}, 2));
+        const Loaded& loaded = must_be<Loaded>(load_ticket(dir));
+        CHECK(loaded.report.events == 3);
+        REQUIRE(loaded.ticket.notes.size() == 2);
+        CHECK(loaded.ticket.notes.back().text == big);
+    }
+    SECTION("torn") {
+        const std::string torn = encode_event(Event{1, 3, "big", t0, ana(), NoteAdded{big}});
+        write_file(dir / "events.jsonl", line_end + torn.substr(0, torn.size() - 1));
+        const Loaded& loaded = must_be<Loaded>(load_ticket(dir));
+        CHECK(loaded.report.events == 2);
+        CHECK(loaded.report.torn_bytes == torn.size() - 1);
+        CHECK(read_file(dir / "events.jsonl") == line_end);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cut at every byte (ninja's Truncate test)
+
+TEST_CASE("event log: a log cut at any byte opens, recovering the torn tail, losing no event",
+          "[event_log]") {
+    // Built once: the bytes of a valid 6-event log and where each line ends.
+    static const std::string full = [] {
+        TempDir tmp;
+        make_ticket(tmp.path() / "T", 5);
+        return read_file(tmp.path() / "T" / "events.jsonl");
+    }();
+    static const std::vector<std::size_t> line_ends = [] {
+        std::vector<std::size_t> ends;
+        for (std::size_t i = 0; i < full.size(); ++i)
+            if (full[i] == '\n') ends.push_back(i + 1);
+        return ends;
+    }();
+    REQUIRE(line_ends.size() == 6);
+
+    const auto cut = GENERATE(range(std::size_t{0}, full.size() + 1));
+    CAPTURE(cut);
+    TempDir tmp{fast_root()};
+    const fs::path dir = tmp.path() / "PROJ-1";
+    fs::create_directories(dir);
+    write_file(dir / "events.jsonl", std::string_view{full}.substr(0, cut));
+
+    const auto complete = static_cast<std::int64_t>(
+        std::upper_bound(line_ends.begin(), line_ends.end(), cut) - line_ends.begin());
+    const std::size_t good = complete == 0 ? 0 : line_ends[static_cast<std::size_t>(complete - 1)];
+
+    EventLog log{dir, fixed_options()};
+    const Loaded& loaded = must_be<Loaded>(log.load());
+    CHECK(loaded.report.events == complete);
+    CHECK(loaded.report.last_seq == complete);
+    CHECK(loaded.report.torn_bytes == cut - good);
+    CHECK(read_file(dir / "events.jsonl") == full.substr(0, good));
+    if (cut != good) {
+        CHECK(read_file(dir / "events.jsonl.torn") == full.substr(good, cut - good) + "\n");
+    } else {
+        CHECK_FALSE(fs::exists(dir / "events.jsonl.torn"));
+    }
+    // Writing goes on from the recovered log.
+    const auto next = log.transact(ana(), [](const Ticket& t) {
+        return std::vector<Payload>{t.id.empty() ? Payload{created_payload()}
+                                                 : Payload{NoteAdded{"after the cut"}}};
+    });
+    CHECK(must_be<Committed>(next).ticket->seq == complete + 1);
+}
