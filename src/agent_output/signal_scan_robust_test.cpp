@@ -1,5 +1,6 @@
-// scan_signals against spec/state-machine.md §4: wire forms, the one-signal rule, fences,
-// malformed tags, invalid UTF-8, long contexts and large outputs.
+// Tests scan_signals on fences, invalid UTF-8, long contexts, warning caps and large outputs.
+
+#include "agent_output/signal_scan_test_support.hpp"
 
 #include <board/agent_output.hpp>
 
@@ -9,37 +10,14 @@
 #include <array>
 #include <cstdint>
 #include <random>
+#include <string>
+#include <string_view>
+#include <vector>
 
 using namespace board;
-
-namespace Catch {
-template <>
-struct StringMaker<Signal> {
-    static std::string convert(Signal s) { return std::string{to_string(s)}; }
-};
-}  // namespace Catch
+using namespace board::signal_scan_test;
 
 namespace {
-
-/// What a scan should give. Warnings are compared exactly: their wording is what the human
-/// reads in the warning note.
-struct Row {
-    const char* what;
-    std::string output;
-    std::optional<Signal> signal;
-    std::string context;
-    std::vector<Signal> distinct;
-    std::vector<std::string> warnings;
-};
-
-void check(const Row& row) {
-    CAPTURE(row.what, row.output);
-    const SignalScan scan = scan_signals(row.output);
-    CHECK(scan.signal == row.signal);
-    CHECK(scan.context == row.context);
-    CHECK(scan.distinct == row.distinct);
-    CHECK(scan.warnings == row.warnings);
-}
 
 /// Independent of the implementation's decoder: a strict UTF-8 check (Unicode table 3-7).
 bool valid_utf8(std::string_view s) {
@@ -102,220 +80,6 @@ std::string typical_output(std::size_t bytes) {
 }
 
 }  // namespace
-
-TEST_CASE("every signal name is read, bare and with a context", "[signal]") {
-    const Signal signal = GENERATE(Signal::complete,
-                                   Signal::approval_needed,
-                                   Signal::review_requested,
-                                   Signal::content_review,
-                                   Signal::input_needed,
-                                   Signal::blocked,
-                                   Signal::escalate,
-                                   Signal::checkpoint,
-                                   Signal::eject);
-    const std::string context = GENERATE(as<std::string>{}, "", "see PROJ-3: the DB is down");
-    const std::string name{to_string(signal)};
-    const std::string tag =
-        "<promise>" + name + (context.empty() ? "" : ": " + context) + "</promise>";
-    check({"", "Work done.\n" + tag + "\n", signal, context, {signal}, {}});
-}
-
-TEST_CASE("wire forms: spacing, colons, lines and CONTENT REVIEW", "[signal]") {
-    const Row row = GENERATE(values<Row>({
-        {"CONTENT REVIEW with a space",
-         "<promise>CONTENT REVIEW: launch copy</promise>",
-         Signal::content_review,
-         "launch copy",
-         {Signal::content_review},
-         {}},
-        {"CONTENT REVIEW bare",
-         "<promise>CONTENT REVIEW</promise>",
-         Signal::content_review,
-         "",
-         {Signal::content_review},
-         {}},
-        {"blanks around the name and the context",
-         "<promise>  CHECKPOINT \t:  step 1 done \n</promise>",
-         Signal::checkpoint,
-         "step 1 done",
-         {Signal::checkpoint},
-         {}},
-        {"empty context after the colon",
-         "<promise>APPROVAL_NEEDED:</promise>",
-         Signal::approval_needed,
-         "",
-         {Signal::approval_needed},
-         {}},
-        {"multi-line context with colons",
-         "<promise>INPUT_NEEDED: Which database?\nOptions: a: postgres\nb: sqlite\n</promise>",
-         Signal::input_needed,
-         "Which database?\nOptions: a: postgres\nb: sqlite",
-         {Signal::input_needed},
-         {}},
-        {"a URL context keeps its colons",
-         "<promise>REVIEW_REQUESTED: https://github.com/o/r/pull/7</promise>",
-         Signal::review_requested,
-         "https://github.com/o/r/pull/7",
-         {Signal::review_requested},
-         {}},
-        {"inside a line of prose",
-         "Done. <promise>COMPLETE: all green</promise> Bye.",
-         Signal::complete,
-         "all green",
-         {Signal::complete},
-         {}},
-        {"CRLF line ends",
-         "ok\r\n<promise>ESCALATE: disk full\r\nno space left\r\n</promise>\r\n",
-         Signal::escalate,
-         "disk full\r\nno space left",
-         {Signal::escalate},
-         {}},
-        {"inline code is not a fence",
-         "Say `<promise>EJECT</promise>`.",
-         Signal::eject,
-         "",
-         {Signal::eject},
-         {}},
-        {"not tags: spaces inside the brackets",
-         "< promise>COMPLETE</promise >",
-         std::nullopt,
-         "",
-         {},
-         {}},
-        {"no output", "", std::nullopt, "", {}, {}},
-        {"no signal", "I am still working on it.\n", std::nullopt, "", {}, {}},
-    }));
-    check(row);
-}
-
-TEST_CASE("the last handoff wins, COMPLETE only when there is none", "[signal]") {
-    const Row row = GENERATE(values<Row>({
-        {"a later handoff beats COMPLETE",
-         "<promise>COMPLETE: done</promise>\n<promise>ESCALATE: wait</promise>",
-         Signal::escalate,
-         "wait",
-         {Signal::complete, Signal::escalate},
-         {}},
-        {"an earlier handoff beats a later COMPLETE",
-         "<promise>ESCALATE: wait</promise>\n<promise>COMPLETE: done</promise>",
-         Signal::escalate,
-         "wait",
-         {Signal::escalate, Signal::complete},
-         {}},
-        {"of two handoffs the last counts",
-         "<promise>CHECKPOINT: a</promise>\n<promise>INPUT_NEEDED: b</promise>",
-         Signal::input_needed,
-         "b",
-         {Signal::checkpoint, Signal::input_needed},
-         {}},
-        {"the same handoff twice: the last context",
-         "<promise>EJECT: first</promise><promise>EJECT: second</promise>",
-         Signal::eject,
-         "second",
-         {Signal::eject},
-         {}},
-        {"COMPLETE twice: the last context",
-         "<promise>COMPLETE: first</promise>\n<promise>COMPLETE: second</promise>",
-         Signal::complete,
-         "second",
-         {Signal::complete},
-         {}},
-        {"several different: distinct in first-seen order",
-         "<promise>BLOCKED: x</promise><promise>COMPLETE</promise>"
-         "<promise>APPROVAL_NEEDED: y</promise><promise>BLOCKED: z</promise>",
-         Signal::blocked,
-         "z",
-         {Signal::blocked, Signal::complete, Signal::approval_needed},
-         {}},
-        {"an unknown name does not hide a valid one",
-         "<promise>FOO</promise>\n<promise>COMPLETE</promise>",
-         Signal::complete,
-         "",
-         {Signal::complete},
-         {R"(unknown signal "FOO" at line 1)"}},
-    }));
-    check(row);
-}
-
-TEST_CASE("malformed tags are skipped with a warning naming the line", "[signal]") {
-    const Row row = GENERATE(values<Row>({
-        {"nested tags",
-         "<promise><promise>COMPLETE</promise></promise>",
-         Signal::complete,
-         "",
-         {Signal::complete},
-         {"unterminated <promise> at line 1 (another <promise> starts before its </promise>)",
-          "stray </promise> at line 1"}},
-        {"unterminated at the end",
-         "one\ntwo\n<promise>COMPLETE: almost",
-         std::nullopt,
-         "",
-         {},
-         {"unterminated <promise> at line 3"}},
-        {"unterminated, then a good tag",
-         "<promise>COMPLETE\n\n<promise>EJECT: stop</promise>",
-         Signal::eject,
-         "stop",
-         {Signal::eject},
-         {"unterminated <promise> at line 1 (another <promise> starts before its </promise>)"}},
-        {"stray closing tag",
-         "</promise>\n<promise>COMPLETE</promise>",
-         Signal::complete,
-         "",
-         {Signal::complete},
-         {"stray </promise> at line 1"}},
-        {"lowercase name",
-         "\n<promise>complete</promise>",
-         std::nullopt,
-         "",
-         {},
-         {R"(unknown signal "complete" at line 2 (names are case-sensitive: COMPLETE))"}},
-        {"mixed-case name",
-         "<promise>Escalate: help</promise>",
-         std::nullopt,
-         "",
-         {},
-         {R"(unknown signal "Escalate" at line 1 (names are case-sensitive: ESCALATE))"}},
-        {"unknown name",
-         "a\nb\n<promise>FOO: bar</promise>",
-         std::nullopt,
-         "",
-         {},
-         {R"(unknown signal "FOO" at line 3)"}},
-        {"underscore where the space form is meant, twice",
-         "<promise>CONTENT  REVIEW</promise>",
-         std::nullopt,
-         "",
-         {},
-         {R"(unknown signal "CONTENT  REVIEW" at line 1)"}},
-        {"a context without a colon",
-         "<promise>COMPLETE all done</promise>",
-         std::nullopt,
-         "",
-         {},
-         {R"(unknown signal "COMPLETE all done" at line 1)"}},
-        {"a name over two lines is quoted on one",
-         "<promise>COMPLETE\nall done</promise>",
-         std::nullopt,
-         "",
-         {},
-         {R"(unknown signal "COMPLETE\nall done" at line 1)"}},
-        {"empty tag", "<promise></promise>", std::nullopt, "", {}, {"empty <promise> at line 1"}},
-        {"blank tag",
-         "x\n<promise> \n </promise>",
-         std::nullopt,
-         "",
-         {},
-         {"empty <promise> at line 2"}},
-        {"only a context",
-         "<promise>: why</promise>",
-         std::nullopt,
-         "",
-         {},
-         {"empty <promise> at line 1"}},
-    }));
-    check(row);
-}
 
 TEST_CASE("tags inside fenced code are ignored", "[signal][fence]") {
     const Row row = GENERATE(values<Row>({
