@@ -9,10 +9,11 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -175,23 +176,25 @@ std::optional<QueryAnswer> ask_daemon(const std::filesystem::path& root,
         return std::nullopt;  // no daemon (or a socket a dead one left)
     if (!send_all(fd.get(), encode_query(query))) return std::nullopt;
     ::shutdown(fd.get(), SHUT_WR);
-    std::string reply;
-    char buffer[64 * 1024];
+    // The whole wait is bounded: a daemon too busy to answer in time is not waited for.
+    const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(timeout).count();
+    const timeval limit{static_cast<time_t>(usec / 1'000'000),
+                        static_cast<suseconds_t>(usec % 1'000'000)};
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
     const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::string reply;
+    std::size_t got = 0;
     for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) return std::nullopt;  // a daemon too busy: ask the logs
-        pollfd ready{fd.get(), POLLIN, 0};
-        const int polled = ::poll(&ready, 1, static_cast<int>(left.count()));
-        if (polled < 0 && errno == EINTR) continue;
-        if (polled <= 0) return std::nullopt;
-        const auto n = ::read(fd.get(), buffer, sizeof buffer);
+        if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+        if (reply.size() - got < 64 * 1024)
+            reply.resize(std::max<std::size_t>(reply.size() * 2, 256 * 1024));
+        const auto n = ::read(fd.get(), reply.data() + got, reply.size() - got);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return std::nullopt;
+        if (n < 0) return std::nullopt;  // the timeout, or the daemon went away
         if (n == 0) break;
-        reply.append(buffer, static_cast<std::size_t>(n));
+        got += static_cast<std::size_t>(n);
     }
+    reply.resize(got);
     const auto header_end = reply.find('\n');
     if (header_end == std::string::npos) return std::nullopt;
     boost::system::error_code ec;
@@ -206,7 +209,8 @@ std::optional<QueryAnswer> ask_daemon(const std::filesystem::path& root,
     if (const auto* w = o.if_contains("warnings"); w && w->is_array())
         for (const auto& item : w->as_array())
             if (item.is_string()) answer.warnings.emplace_back(item.as_string());
-    answer.output = reply.substr(header_end + 1);
+    reply.erase(0, header_end + 1);
+    answer.output = std::move(reply);
     return answer;
 }
 

@@ -52,6 +52,7 @@
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
+#include <unordered_map>
 
 namespace board::orchestrator {
 namespace {
@@ -208,6 +209,7 @@ private:
 
     /// Every change of what the daemon knows of a ticket, by its own write or another's.
     void ticket_changed(const std::string& id, const Ticket* before, const Ticket* after) {
+        answered_.clear();
         // Tell a person what now waits for them. The first look at a ticket (start-up, a new
         // folder) is not news.
         if (before && after) notifier_.notify_changes(*before, *after);
@@ -232,6 +234,8 @@ private:
 
     /// A board-wide query from the `board` command: answered from the kept board once every
     /// change finished before it is read (pending notifications drained), never before.
+    /// The same question asked again before anything changed gets the answer it got (a big
+    /// board's JSON is most of an answer's cost); any change forgets every answer.
     app::QueryAnswer answer_now(const app::BoardQuery& query) {
         if (watcher_.available()) {
             watcher_.drain();
@@ -239,7 +243,12 @@ private:
         } else {
             known_.scan();
         }
-        return app::answer_query(*live_, query);
+        const std::string key = app::encode_query(query);
+        if (const auto it = answered_.find(key); it != answered_.end()) return it->second;
+        auto answer = app::answer_query(*live_, query);
+        if (answered_.size() >= 64) answered_.clear();
+        answered_.emplace(key, answer);
+        return answer;
     }
 
     // ---- writing ------------------------------------------------------------------------
@@ -534,6 +543,7 @@ private:
     std::shared_ptr<app::LiveBoard> live_;
     std::unique_ptr<http::HttpServer> http_;
     QueryServer queries_;
+    std::unordered_map<std::string, app::QueryAnswer> answered_;  ///< see answer_now()
     std::unique_ptr<AgentLauncher> launcher_;
     RunContext run_context_;
     bool looked_once_ = false;               ///< the first scan of the board is done
