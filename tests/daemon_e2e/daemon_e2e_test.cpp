@@ -588,12 +588,14 @@ TEST_CASE("after board approve, the agent starts within debounce + 100 ms (inoti
     std::vector<UnixMillis> latencies;
     for (const auto& id : ids) {
         board.cli({"approve", id, "--as", "ana"});
-        REQUIRE(wait_for([&] { return count_of<RunStarted>(board.events(id)) == 3; }));
+        // The implementing run (and, as fast agents go, maybe its review) after the verdict.
+        REQUIRE(wait_for([&] { return count_of<RunStarted>(board.events(id)) >= 3; }));
         const auto events = board.events(id);
         UnixMillis approved = 0, started = 0;
         for (const auto& e : events) {
             if (std::holds_alternative<VerdictGiven>(e.payload)) approved = e.at;
-            if (std::holds_alternative<RunStarted>(e.payload)) started = e.at;
+            if (std::holds_alternative<RunStarted>(e.payload) && approved && !started)
+                started = e.at;  // the first run after the verdict
         }
         latencies.push_back(started - approved);
     }
