@@ -184,4 +184,8 @@ TransactResult transact(const std::filesystem::path& ticket_dir,
 /// A fresh random event id (what LogOptions::new_id defaults to).
 std::string random_event_id();
 
+/// The wall clock in Unix milliseconds (what LogOptions::clock defaults to): the time an event
+/// written now carries.
+UnixMillis wall_clock_now();
+
 }  // namespace board

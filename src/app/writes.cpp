@@ -60,12 +60,6 @@ std::optional<std::optional<Awaiting>> parse_or_none(const std::string& text) {
     return out;
 }
 
-UnixMillis now_millis() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 /// The catalog for checking `blocked_by` and `parent` against the board.
 Result<Catalog> catalog_for_checks(const fs::path& root, std::string_view action) {
     auto loaded = load_catalog(root);
@@ -342,7 +336,7 @@ Result<Written> Board::fork(const std::string& id, std::int64_t at_seq, const Ac
     Event marker;
     marker.seq = at_seq + 1;
     marker.id = random_event_id();
-    marker.at = now_millis();
+    marker.at = wall_clock_now();
     marker.by = by;
     marker.payload = Forked{id, at_seq, new_id.value()};
     events.push_back(std::move(marker));
@@ -376,7 +370,7 @@ Result<Recorded> Board::record(const std::string& id,
         auto batch = build(now);
         if (batch.empty()) return refusal(Kind::conflict, fmt::format("{}: nothing to do", id));
         std::vector<Event> events;
-        const UnixMillis at = now_millis();
+        const UnixMillis at = wall_clock_now();
         for (auto& item : batch)
             events.push_back(Event{
                 event_schema_version, 0, random_event_id(), at, item.by, std::move(item.payload)});

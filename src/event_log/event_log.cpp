@@ -227,12 +227,12 @@ LogResult<UniqueFd> open_for_append(const std::filesystem::path& dir, const std:
     return fd;
 }
 
-UnixMillis system_now() {
+}  // namespace
+
+UnixMillis wall_clock_now() {
     using namespace std::chrono;
     return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
-
-}  // namespace
 
 // -------------------------------------------------------------------------------------------
 // EventLog
@@ -261,7 +261,7 @@ struct EventLog::Impl {
         , path(log_path.string())
         , options(std::move(opts))
         , scanner(path) {
-        if (!options.clock) options.clock = system_now;
+        if (!options.clock) options.clock = wall_clock_now;
         if (!options.new_id) options.new_id = random_event_id;
     }
 

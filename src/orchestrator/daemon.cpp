@@ -61,12 +61,6 @@ namespace asio = boost::asio;
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
-UnixMillis now_ms() {
-    return std::chrono::duration_cast<milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 class Daemon {
 public:
     Daemon(const DaemonOptions& options,
@@ -283,7 +277,7 @@ private:
     /// Appends a timeout for every question whose time has come; returns the next deadline.
     std::optional<UnixMillis> time_out_questions() {
         std::optional<UnixMillis> next;
-        const UnixMillis now = now_ms();
+        const UnixMillis now = wall_clock_now();
         // A copy: committing a timeout changes the set.
         const std::vector<std::string> timed(timed_questions_.begin(), timed_questions_.end());
         for (const std::string& id : timed) {
@@ -331,7 +325,7 @@ private:
         input.stopping = stopping_;
         input.once = options_.mode == DaemonOptions::Mode::once;
         input.now = Clock::now();
-        input.wall = now_ms();
+        input.wall = wall_clock_now();
         const Plan plan = plan_runs(input);
         for (const auto& launch : plan.launches) begin_run(launch.id, launch.start);
         return plan.wake_at;
@@ -479,8 +473,9 @@ private:
             std::optional<Clock::time_point> wake_at;
             if (!stopping_) {
                 if (auto deadline = time_out_questions(); deadline && watching) {
-                    wake_at = Clock::now() +
-                              milliseconds{std::max<UnixMillis>(0, *deadline - now_ms()) + 5};
+                    wake_at =
+                        Clock::now() +
+                        milliseconds{std::max<UnixMillis>(0, *deadline - wall_clock_now()) + 5};
                 }
                 if (auto next = launch_runnable())
                     wake_at = wake_at ? std::min(*wake_at, *next) : *next;

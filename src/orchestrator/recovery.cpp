@@ -4,6 +4,7 @@
 
 #include <board/agent_dialect.hpp>
 #include <board/agent_output.hpp>
+#include <board/event_log.hpp>
 
 #include <fmt/format.h>
 
@@ -53,10 +54,7 @@ std::optional<RunRecord> resolve_leftover_run(const RunContext& context,
     record.phase = run.phase;
     record.output = capture.finish(0);
     if (!scan_signals(record.output.report.message).signal) return std::nullopt;
-    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
-    record.duration_ms = std::max<std::int64_t>(0, now - run.started_at);
+    record.duration_ms = std::max<std::int64_t>(0, wall_clock_now() - run.started_at);
     record.recovered =
         "the daemon stopped while this run was in flight; its saved output ends with a signal, "
         "which is applied";
