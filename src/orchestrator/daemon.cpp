@@ -564,7 +564,7 @@ int run_daemon(const DaemonOptions& options, const BoardConfig& config) {
                   config,
                   std::move(templates),
                   std::move(agents),
-                  "/proc/self/exe",  // itself: a daemon whose binary was replaced still launches
+                  confine_launcher,
                   std::move(sandbox_problem));
     return daemon.run();
 }
