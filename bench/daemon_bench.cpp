@@ -1,12 +1,17 @@
 // board_daemon_bench: the daemon's overhead, measured as whole processes in one run.
 //
 //   board_daemon_bench DAEMON NULL_AGENT BOARD_GEN [--tickets 1000] [--rounds 5]
-//                      [--rss-tickets 10000]
+//                      [--rss-tickets 10000] [--also OTHER_DAEMON]
 //
 // 1. Throughput: N backlog tickets taken through research by `board-daemon --max-parallel 2`
-//    with board_null_agent, against launching the same agent N times from a bare
-//    posix_spawn loop keeping 2 in flight (stdout to a file, as the daemon's logs are).
-//    Rounds alternate the two; medians and their ratio are printed.
+//    with board_null_agent, against a bare loop doing the same durable work: launch the same
+//    agent N times keeping 2 in flight (stdout to a file, as the daemon's logs are), with an
+//    fdatasync'd append to the ticket's log before each launch and another after each exit
+//    (the daemon's run-started and outcome). Rounds alternate the two (with --also, a second
+//    daemon binary after the first, e.g. the previous build); medians and ratios are printed.
+//    Each round's board is a new folder and every board is removed only at the end: a file
+//    system that slows down inode allocation after mass deletion (ext4 without a journal)
+//    would otherwise charge the harness's deletions to the daemon.
 // 2. Memory: the daemon's peak RSS (wait4's ru_maxrss) on a board_gen board of M tickets
 //    x ~20 events, working it for up to 10 s with the null agent.
 
@@ -67,7 +72,6 @@ int wait_for(pid_t pid, rusage* usage = nullptr) {
 }
 
 void make_backlog_board(const fs::path& root, int tickets) {
-    fs::remove_all(root);
     fs::create_directories(root / "tickets");
     std::ofstream(root / "board.yaml")
         << "prefix: B\n"
@@ -92,6 +96,17 @@ void make_backlog_board(const fs::path& root, int tickets) {
     }
 }
 
+/// One line appended to `file` and on disk before it returns, as an event is.
+void append_durably(const fs::path& file, const std::string& line) {
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0 || ::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()) ||
+        ::fdatasync(fd) != 0) {
+        std::perror(file.c_str());
+        std::exit(1);
+    }
+    ::close(fd);
+}
+
 double seconds_since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -107,7 +122,8 @@ int main(int argc, char** argv) {
     if (argc < 4) {
         std::fprintf(
             stderr,
-            "usage: %s DAEMON NULL_AGENT BOARD_GEN [--tickets N] [--rounds R] [--rss-tickets M]\n",
+            "usage: %s DAEMON NULL_AGENT BOARD_GEN [--tickets N] [--rounds R] [--rss-tickets M] "
+            "[--also OTHER_DAEMON]\n",
             argv[0]);
         return 2;
     }
@@ -115,10 +131,13 @@ int main(int argc, char** argv) {
     const std::string agent = fs::absolute(argv[2]).string();
     const std::string board_gen = fs::absolute(argv[3]).string();
     int tickets = 1000, rounds = 5, rss_tickets = 10000;
+    std::vector<std::string> daemons{daemon};
     for (int i = 4; i + 1 < argc; i += 2) {
         const std::string flag = argv[i];
         const int value = std::atoi(argv[i + 1]);
-        if (flag == "--tickets")
+        if (flag == "--also")
+            daemons.push_back(fs::absolute(argv[i + 1]).string());
+        else if (flag == "--tickets")
             tickets = value;
         else if (flag == "--rounds")
             rounds = value;
@@ -130,63 +149,92 @@ int main(int argc, char** argv) {
     fs::create_directories(scratch);
     const std::string path_env =
         "PATH=" + fs::path(agent).parent_path().string() + ":" + std::getenv("PATH");
+    // The daemon's temp folder is not the one that holds the boards, as for a board kept in
+    // a repository (a board inside temp makes every run a temp folder of its own).
+    const fs::path agent_tmp = scratch / "tmp";
+    fs::create_directories(agent_tmp);
+    const std::string tmp_env = "TMPDIR=" + agent_tmp.string();
 
-    std::vector<double> bare_s, daemon_s;
+    std::vector<double> bare_s;
+    std::vector<std::vector<double>> daemon_s(daemons.size());
     for (int round = 0; round < rounds; ++round) {
         // Bare: the same agent, the same count, 2 at a time.
         fs::create_directories(scratch / "bare");
         auto start = Clock::now();
-        std::vector<pid_t> flight;
+        std::vector<std::pair<pid_t, int>> flight;  // pid, ticket
+        const auto events_of = [&](int i) {
+            return scratch / "bare" / (std::to_string(i) + ".jsonl");
+        };
+        const auto land = [&](pid_t done) {
+            const auto it = std::find_if(
+                flight.begin(), flight.end(), [&](const auto& f) { return f.first == done; });
+            append_durably(events_of(it->second),
+                           R"({"type":"run-finished"})"
+                           "\n");
+            flight.erase(it);
+        };
         for (int i = 0; i < tickets; ++i) {
-            if (flight.size() == 2) {
-                const pid_t done = ::wait(nullptr);
-                flight.erase(std::remove(flight.begin(), flight.end(), done), flight.end());
-            }
+            if (flight.size() == 2) land(::wait(nullptr));
             const std::string n = std::to_string(i);
-            flight.push_back(spawn({agent},
-                                   {"BOARD_ARTIFACT=" + (scratch / "bare" / (n + ".md")).string()},
-                                   (scratch / "bare" / (n + ".log")).string()));
+            append_durably(events_of(i),
+                           R"({"type":"run-started"})"
+                           "\n");
+            flight.emplace_back(
+                spawn({agent},
+                      {"BOARD_ARTIFACT=" + (scratch / "bare" / (n + ".md")).string()},
+                      (scratch / "bare" / (n + ".log")).string()),
+                i);
         }
-        for (pid_t p : flight) wait_for(p);
+        while (!flight.empty()) land(::wait(nullptr));
         bare_s.push_back(seconds_since(start));
 
-        make_backlog_board(scratch / "board", tickets);
-        start = Clock::now();
-        const pid_t d = spawn({daemon,
-                               "--board",
-                               (scratch / "board").string(),
-                               "--max-parallel",
-                               "2",
-                               "--log-format",
-                               "json"},
-                              {path_env},
-                              (scratch / "daemon.out").string());
-        const int code = wait_for(d);
-        daemon_s.push_back(seconds_since(start));
-        std::ifstream out(scratch / "daemon.out");
-        int finished = 0;
-        for (std::string line; std::getline(out, line);)
-            if (line.find("\"type\":\"run-finished\"") != std::string::npos) ++finished;
-        std::printf("round %d: bare %.3f s, daemon %.3f s (exit %d, %d runs finished)\n",
-                    round + 1,
-                    bare_s.back(),
-                    daemon_s.back(),
-                    code,
-                    finished);
-        if (code != 0 || finished != tickets) {
-            std::fprintf(stderr, "the daemon did not take every ticket through research\n");
-            return 1;
+        std::printf("round %d: bare %.3f s", round + 1, bare_s.back());
+        for (std::size_t k = 0; k < daemons.size(); ++k) {
+            const fs::path board =
+                scratch / ("board-" + std::to_string(round) + "-" + std::to_string(k));
+            make_backlog_board(board, tickets);
+            start = Clock::now();
+            const pid_t d = spawn({daemons[k],
+                                   "--board",
+                                   board.string(),
+                                   "--max-parallel",
+                                   "2",
+                                   "--log-format",
+                                   "json"},
+                                  {path_env, tmp_env},
+                                  (scratch / "daemon.out").string());
+            const int code = wait_for(d);
+            daemon_s[k].push_back(seconds_since(start));
+            std::ifstream out(scratch / "daemon.out");
+            int finished = 0;
+            for (std::string line; std::getline(out, line);)
+                if (line.find("\"type\":\"run-finished\"") != std::string::npos) ++finished;
+            std::printf(", daemon%s %.3f s", k == 0 ? "" : " (also)", daemon_s[k].back());
+            if (code != 0 || finished != tickets) {
+                std::fprintf(stderr,
+                             "\n%s did not take every ticket through research (exit %d, %d runs)\n",
+                             daemons[k].c_str(),
+                             code,
+                             finished);
+                return 1;
+            }
         }
+        std::printf("\n");
+        std::fflush(stdout);
     }
-    const double bare = median(bare_s), dmn = median(daemon_s);
+    const double bare = median(bare_s);
     std::printf("\n%d tickets through research, --max-parallel 2, medians of %d rounds:\n",
                 tickets,
                 rounds);
-    std::printf("  bare posix_spawn loop: %.3f s (%.0f runs/s)\n", bare, tickets / bare);
-    std::printf("  board-daemon:          %.3f s (%.0f runs/s)\n", dmn, tickets / dmn);
-    std::printf("  daemon throughput = %.0f%% of the bare loop (goal >= 60%%)\n",
-                100.0 * bare / dmn);
-
+    std::printf("  bare loop:             %.3f s (%.0f runs/s)\n", bare, tickets / bare);
+    for (std::size_t k = 0; k < daemons.size(); ++k) {
+        const double dmn = median(daemon_s[k]);
+        std::printf("  %s: %.3f s (%.0f runs/s), %.0f%% of the bare loop (goal >= 70%%)\n",
+                    daemons[k].c_str(),
+                    dmn,
+                    tickets / dmn,
+                    100.0 * bare / dmn);
+    }
     // Memory on a big board.
     const fs::path big = scratch / "big";
     fs::remove_all(big);

@@ -5,8 +5,9 @@
 // and stacks, so an agent cannot undo it, and a verdict therefore needs a human: an agent
 // can neither append to a log nor read the HTTP token.
 //
-// The daemon launches an agent through its own binary in confine mode (run_confined): the
-// rules are applied between fork and exec of the real program, which posix_spawn cannot do.
+// The daemon prepares the ruleset itself (paths resolved, folders listed, rules added) and
+// its launcher enforces it in the child between fork and exec: two system calls there, no
+// second program, nothing allocated.
 
 #include <filesystem>
 #include <string>
@@ -17,6 +18,9 @@ namespace board {
 /// The highest Landlock ABI this kernel offers; 0 when it has none (or it is disabled).
 int landlock_abi();
 
+/// Paths are canonical (absolute, links resolved, as fs::weakly_canonical gives them): the
+/// hidden files are found by listing folders down from `/`, and a writable folder that holds
+/// a hidden file is refused by comparing paths.
 struct Confinement {
     /// Writable, and readable: folders (everything beneath) or single files. Paths that do
     /// not exist are skipped.
@@ -31,20 +35,18 @@ struct Confinement {
 /// give canonical paths).
 bool path_is_within(const std::filesystem::path& inner, const std::filesystem::path& outer);
 
-/// Confines the calling process (and its future children) for good. Returns an empty string
-/// on success, else why not (no Landlock, a syscall refused): one sentence.
+/// Makes the Landlock ruleset for `rules`: returns its descriptor (close-on-exec; the caller
+/// owns it and closes it once the child runs), or -1 and why not in `problem`, one sentence
+/// (no Landlock on this kernel, a system call refused).
+int prepare_confinement(const Confinement& rules, std::string& problem);
+
+/// Confines the calling process for good with a prepared ruleset. For the child between fork
+/// and exec: async-signal-safe, allocates nothing. Returns 0, or the errno of the call that
+/// failed.
+int enforce_confinement(int ruleset_fd) noexcept;
+
+/// prepare_confinement, then enforce_confinement on the calling process. Returns an empty
+/// string on success, else why not, one sentence.
 std::string confine_self(const Confinement& rules);
-
-/// The argv that runs `program_argv` confined by `rules`: `launcher --confine --write P ...
-/// --hide P ... -- program args...`. `launcher` is a binary whose main() hands `--confine` to
-/// run_confined (board-daemon); `program_argv[0]` must be an absolute path.
-std::vector<std::string> confined_argv(const std::filesystem::path& launcher,
-                                       const Confinement& rules,
-                                       const std::vector<std::string>& program_argv);
-
-/// The confine mode of a launcher: `argv` as confined_argv() made it (argv[1] == "--confine").
-/// Confines, then execs the program; returns only on failure, with the exit status to use
-/// (126, and one line on stderr).
-int run_confined(int argc, char** argv);
 
 }  // namespace board

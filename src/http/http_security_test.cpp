@@ -53,6 +53,11 @@ TEST_CASE("targets, hosts, tokens and artifact names", "[http]") {
     CHECK_FALSE(parse_target("/a%00b"));
     CHECK_FALSE(parse_target("http://x/"));
     CHECK(parse_target("/a/..%2F..%2Fetc")->segments[1] == "../../etc");
+    CHECK(parse_target("/api//tickets/")->segments == std::vector<std::string>{"api", "tickets"});
+    CHECK(parse_target("/s?q=two+words%21")->get("q") == "two words!");
+    CHECK_FALSE(parse_target("/s?q=a%00"));
+    CHECK_FALSE(parse_target("/a b"));
+    CHECK_FALSE(parse_target(""));
 
     CHECK(host_is_loopback("127.0.0.1:8080"));
     CHECK(host_is_loopback("localhost:1"));

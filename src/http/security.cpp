@@ -2,6 +2,8 @@
 
 #include "support/unique_fd.hpp"
 
+#include <boost/url/parse.hpp>
+
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -26,34 +28,6 @@ bool read_all(int fd, std::string& out, std::uint64_t limit) {
         out.append(buf, static_cast<std::size_t>(n));
         if (out.size() > limit) return false;
     }
-}
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-std::optional<std::string> percent_decode(std::string_view in, bool plus_is_space) {
-    std::string out;
-    out.reserve(in.size());
-    for (std::size_t i = 0; i < in.size(); ++i) {
-        char c = in[i];
-        if (c == '%') {
-            if (i + 2 >= in.size()) return std::nullopt;
-            const int hi = hex_value(in[i + 1]);
-            const int lo = hex_value(in[i + 2]);
-            if (hi < 0 || lo < 0) return std::nullopt;
-            c = static_cast<char>(hi * 16 + lo);
-            i += 2;
-        } else if (c == '+' && plus_is_space) {
-            c = ' ';
-        }
-        if (c == '\0') return std::nullopt;
-        out.push_back(c);
-    }
-    return out;
 }
 
 std::string_view trim(std::string_view s) {
@@ -152,33 +126,23 @@ std::string presented_token(std::string_view authorization, std::string_view coo
 }
 
 std::optional<Target> parse_target(std::string_view target) {
-    if (target.empty() || target.front() != '/') return std::nullopt;
+    // origin-form (RFC 9112 §3.2.1): an absolute path and an optional query, nothing else.
+    const auto url = boost::urls::parse_origin_form(target);
+    if (!url) return std::nullopt;
+    // Decoded text may hold any byte but NUL: no name on disk or in a log ends early.
+    const auto has_nul = [](std::string_view text) {
+        return text.find('\0') != std::string_view::npos;
+    };
     Target out;
-    const auto q = target.find('?');
-    std::string_view path = target.substr(0, q);
-    std::string_view query =
-        q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
-    while (!path.empty()) {
-        path.remove_prefix(1);  // the '/'
-        const auto slash = path.find('/');
-        const auto raw = path.substr(0, slash);
-        path = slash == std::string_view::npos ? std::string_view{} : path.substr(slash);
-        if (raw.empty()) continue;
-        auto seg = percent_decode(raw, false);
-        if (!seg) return std::nullopt;
-        out.segments.push_back(std::move(*seg));
+    for (const std::string segment : url->segments()) {
+        if (segment.empty()) continue;
+        if (has_nul(segment)) return std::nullopt;
+        out.segments.push_back(segment);
     }
-    while (!query.empty()) {
-        const auto amp = query.find('&');
-        const auto pair = query.substr(0, amp);
-        query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-        if (pair.empty()) continue;
-        const auto eq = pair.find('=');
-        auto key = percent_decode(pair.substr(0, eq), true);
-        auto value = percent_decode(
-            eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1), true);
-        if (!key || !value) return std::nullopt;
-        out.query[*key] = std::move(*value);
+    for (const auto& param : url->params()) {  // `+` is a space in a query
+        if (param.key.empty()) continue;
+        if (has_nul(param.key) || has_nul(param.value)) return std::nullopt;
+        out.query[param.key] = param.value;
     }
     return out;
 }

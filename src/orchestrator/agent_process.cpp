@@ -2,6 +2,8 @@
 
 #include "support/unique_fd.hpp"
 
+#include <board/sandbox.hpp>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/readable_pipe.hpp>
@@ -11,10 +13,14 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 #include <fcntl.h>
-#include <spawn.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 extern char** environ;  // NOLINT: POSIX
@@ -26,40 +32,86 @@ namespace asio = boost::asio;
 namespace bp = boost::process::v2;
 using namespace boost::asio::experimental::awaitable_operators;
 
-/// Starts `exe` with `spec.argv` in a process group of its own (so the whole tree it starts
-/// can be stopped with one kill(-pgid): an agent's compiler or test run must not outlive it),
-/// stdin from `input_fd`, stdout and stderr to `output_fd` and no other descriptor, in
-/// `spec.cwd`, with default signal dispositions and an empty signal mask. Returns the pid, or
-/// -1 and `problem`.
+/// What the child does between clone and exec, all of it made beforehand: the child shares
+/// the daemon's memory until it execs, so it allocates nothing, takes no lock and calls no
+/// function a sanitizer intercepts.
+struct ChildPlan {
+    const char* exe = nullptr;
+    char* const* argv = nullptr;
+    char* const* envp = nullptr;
+    const char* cwd = nullptr;  ///< null: the daemon's
+    int input_fd = -1;
+    int output_fd = -1;
+    int ruleset_fd = -1;  ///< a prepared Landlock ruleset, or -1: unconfined
+    // Written by the child when a step fails, read by the parent once the clone returns.
+    int failed_errno = 0;
+    const char* failed_step = nullptr;
+};
+
+/// The kernel's own sigaction layout, for the raw call (glibc's wrapper is intercepted by
+/// ASan, whose handler bookkeeping must not run in a child that shares the parent's memory).
+struct KernelSigaction {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)();
+    std::uint64_t mask;
+};
+
+// The child's code is not instrumented: a sanitizer's frame bookkeeping would poison the
+// shadow of a stack that is unmapped once the child execs.
+#define BOARD_CHILD_CODE __attribute__((no_sanitize("address", "undefined")))
+
+[[noreturn]] BOARD_CHILD_CODE void child_fails(ChildPlan& plan, const char* step) {
+    plan.failed_errno = errno;
+    plan.failed_step = step;
+    ::_exit(127);
+}
+
+BOARD_CHILD_CODE int run_child(void* argument) {
+    auto& plan = *static_cast<ChildPlan*>(argument);
+    // A session of its own (so also a process group of its own, the session id): no
+    // controlling terminal, so an agent cannot push keystrokes into the person's shell, and
+    // one kill(-pgid) stops everything it starts.
+    if (::setsid() < 0) child_fails(plan, "setsid");
+    if (plan.ruleset_fd >= 0) {
+        if (const int error = enforce_confinement(plan.ruleset_fd); error != 0) {
+            errno = error;
+            child_fails(plan, "Landlock");
+        }
+    }
+    if (::dup2(plan.input_fd, STDIN_FILENO) < 0 || ::dup2(plan.output_fd, STDOUT_FILENO) < 0 ||
+        ::dup2(plan.output_fd, STDERR_FILENO) < 0)
+        child_fails(plan, "dup2");
+    if (plan.cwd && ::chdir(plan.cwd) != 0) child_fails(plan, "chdir");
+    // Exactly stdin, stdout and stderr: whatever else the daemon holds (its HTTP listener and
+    // clients, the board lock, Asio's own descriptors) never reaches an agent, so an agent
+    // that outlives the daemon cannot keep its port or read its connections.
+    if (::syscall(SYS_close_range, STDERR_FILENO + 1, ~0U, 0) != 0)
+        child_fails(plan, "close_range");
+    // Default dispositions, then an empty mask (the parent blocked every signal around the
+    // clone so that none of its handlers runs here).
+    KernelSigaction default_action{SIG_DFL, 0, nullptr, 0};
+    for (int signal = 1; signal < NSIG; ++signal) {
+        if (signal == SIGKILL || signal == SIGSTOP) continue;
+        ::syscall(SYS_rt_sigaction, signal, &default_action, nullptr, sizeof(std::uint64_t));
+    }
+    const std::uint64_t no_signals = 0;
+    ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &no_signals, nullptr, sizeof no_signals);
+    ::execve(plan.exe, plan.argv, plan.envp);
+    child_fails(plan, "execve");
+}
+
+/// Starts `exe` with `spec.argv` as run_child describes, confined by `ruleset_fd` when it is
+/// not -1. Like posix_spawn, the clone shares the daemon's memory and the daemon waits until
+/// the child has exec'd (vfork speed at any daemon size); unlike it, the child can confine
+/// itself before the exec. Returns the pid, or -1 and `problem`.
 pid_t spawn_in_own_group(const std::filesystem::path& exe,
                          const LaunchSpec& spec,
                          const std::vector<std::string>& env,
                          int input_fd,
                          int output_fd,
+                         int ruleset_fd,
                          std::string& problem) {
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attributes;
-    ::posix_spawn_file_actions_init(&actions);
-    ::posix_spawnattr_init(&attributes);
-    ::posix_spawn_file_actions_adddup2(&actions, input_fd, STDIN_FILENO);
-    ::posix_spawn_file_actions_adddup2(&actions, output_fd, STDOUT_FILENO);
-    ::posix_spawn_file_actions_adddup2(&actions, output_fd, STDERR_FILENO);
-    // Exactly stdin, stdout and stderr: whatever else the daemon holds (its HTTP listener and
-    // clients, the board lock, Asio's own descriptors) never reaches an agent, so an agent
-    // that outlives the daemon cannot keep its port or read its connections.
-    ::posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
-    if (!spec.cwd.empty()) ::posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
-    sigset_t all_signals;
-    sigset_t no_signals;
-    ::sigfillset(&all_signals);
-    ::sigemptyset(&no_signals);
-    ::posix_spawnattr_setsigdefault(&attributes, &all_signals);
-    ::posix_spawnattr_setsigmask(&attributes, &no_signals);
-    // A session of its own (so also a process group of its own, the session id): no
-    // controlling terminal, so an agent cannot push keystrokes into the person's shell.
-    ::posix_spawnattr_setflags(
-        &attributes,
-        static_cast<short>(POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK));
     std::vector<char*> argv;
     for (const auto& a : spec.argv)
         argv.push_back(const_cast<char*>(a.c_str()));  // NOLINT: POSIX API
@@ -67,13 +119,47 @@ pid_t spawn_in_own_group(const std::filesystem::path& exe,
     std::vector<char*> envp;
     for (const auto& kv : env) envp.push_back(const_cast<char*>(kv.c_str()));  // NOLINT: POSIX API
     envp.push_back(nullptr);
-    pid_t pid = -1;
-    const int rc =
-        ::posix_spawn(&pid, exe.c_str(), &actions, &attributes, argv.data(), envp.data());
-    ::posix_spawn_file_actions_destroy(&actions);
-    ::posix_spawnattr_destroy(&attributes);
-    if (rc != 0) {
-        problem = std::strerror(rc);
+    ChildPlan plan;
+    plan.exe = exe.c_str();
+    plan.argv = argv.data();
+    plan.envp = envp.data();
+    plan.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
+    plan.input_fd = input_fd;
+    plan.output_fd = output_fd;
+    plan.ruleset_fd = ruleset_fd;
+
+    // The child's own stack: it never writes the daemon's.
+    constexpr std::size_t stack_bytes = 256 * 1024;
+    void* stack = ::mmap(nullptr,
+                         stack_bytes,
+                         PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE,
+                         -1,
+                         0);
+    if (stack == MAP_FAILED) {
+        problem = std::string{"mmap: "} + std::strerror(errno);
+        return -1;
+    }
+    sigset_t all_signals;
+    sigset_t before;
+    ::sigfillset(&all_signals);
+    ::pthread_sigmask(SIG_SETMASK, &all_signals, &before);
+    const pid_t pid = ::clone(run_child,
+                              static_cast<char*>(stack) + stack_bytes,
+                              CLONE_VM | CLONE_VFORK | SIGCHLD,
+                              &plan);
+    const int clone_errno = errno;
+    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+    ::munmap(stack, stack_bytes);
+    if (pid < 0) {
+        problem = std::string{"clone: "} + std::strerror(clone_errno);
+        return -1;
+    }
+    if (plan.failed_step) {
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        problem = std::string{plan.failed_step} + ": " + std::strerror(plan.failed_errno);
         return -1;
     }
     return pid;
@@ -182,14 +268,25 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
     UniqueFd read_end{pipe_fds[0]};
     UniqueFd write_end{pipe_fds[1]};
 
-    // Launched with posix_spawn (vfork speed, whatever the daemon's size; design/toolchain.md
-    // §5), then handed to Boost.Process v2, which waits for it on the io_context.
+    UniqueFd ruleset;
+    if (spec.confinement) {
+        std::string problem;
+        ruleset.reset(prepare_confinement(*spec.confinement, problem));
+        if (!ruleset) {
+            out.launch_error = "cannot confine the agent: " + problem;
+            write_all(log.get(), "[board-daemon] could not start: " + out.launch_error + "\n");
+            co_return finish();
+        }
+    }
+    // Launched with a vfork-style clone (design/toolchain.md §5), then handed to Boost.Process
+    // v2, which waits for it on the io_context.
     const std::vector<std::string> env = child_environment(spec);
     std::string launch_problem;
-    const pid_t child =
-        spawn_in_own_group(*exe, spec, env, input.get(), write_end.get(), launch_problem);
+    const pid_t child = spawn_in_own_group(
+        *exe, spec, env, input.get(), write_end.get(), ruleset.get(), launch_problem);
     input.reset();
     write_end.reset();  // the child holds the only write end now: EOF when it (and its tree) end
+    ruleset.reset();
     if (child < 0) {
         out.launch_error = exe->string() + ": " + launch_problem;
         write_all(log.get(), "[board-daemon] could not start: " + out.launch_error + "\n");

@@ -4,13 +4,16 @@
 // log file as they arrive, a timeout after which the whole group gets SIGTERM, then SIGKILL
 // after the grace period. Memory stays bounded however much the agent prints.
 //
-// The launch is posix_spawn (vfork speed at any daemon size, with the process group, stdio,
-// working directory and signal state set by the spawn itself); Boost.Process v2 then waits for
-// the process on the io_context. Process v2 1.81 on this kernel (design/toolchain.md §3): built
+// The launch is a vfork-style clone (vfork speed at any daemon size; the child sets its
+// session, stdio, working directory and signal state, and enforces the Landlock rules the
+// daemon prepared, before the exec); Boost.Process v2 then waits for the process on the
+// io_context. Process v2 1.81 on this kernel (design/toolchain.md §3): built
 // with BOOST_PROCESS_V2_DISABLE_PIDFD_OPEN, the kill comes from the timer branch, and the wait
 // on the process is never cancelled.
 
 #include "orchestrator/output_capture.hpp"
+
+#include <board/sandbox.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -36,6 +39,8 @@ struct LaunchSpec {
     std::filesystem::path log_file;    ///< appended to; created if missing
     std::chrono::milliseconds timeout{std::chrono::minutes{30}};
     std::chrono::milliseconds grace{std::chrono::seconds{30}};
+    /// Landlock rules the agent runs under, enforced between fork and exec; none: unconfined.
+    std::optional<Confinement> confinement;
     /// Reads the output as it arrives (the agent's dialect); null: as plain text.
     std::shared_ptr<OutputReader> reader;
     /// A longer output line reaches the reader in pieces: a JSON line then no longer parses,

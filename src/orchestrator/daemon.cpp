@@ -67,11 +67,9 @@ public:
            const BoardConfig& config,
            PromptTemplates templates,
            std::vector<AgentCheck> agents,
-           fs::path self_exe,
            std::string sandbox_problem)
         : options_(options)
         , agents_(std::move(agents))
-        , self_exe_(std::move(self_exe))
         , sandbox_problem_(std::move(sandbox_problem))
         , sandbox_ok_(sandbox_problem_.empty())
         , repository_git_dir_(git_dir_of(options.board_root))
@@ -103,9 +101,9 @@ public:
         run_context_.board_root = options_.board_root;
         run_context_.config = &config_;
         run_context_.templates = &templates_;
-        run_context_.self_exe = self_exe_;
         run_context_.repository_git_dir = repository_git_dir_;
         run_context_.sandbox_ok = sandbox_ok_;
+        if (sandbox_ok_) run_context_.confinement = shared_confinement(options_.board_root);
         run_context_.executor = io_.get_executor();
     }
 
@@ -518,7 +516,6 @@ private:
 
     DaemonOptions options_;
     std::vector<AgentCheck> agents_;  ///< what the pre-flight found, for the first message
-    fs::path self_exe_;               ///< this binary: the launcher in confine mode
     std::string sandbox_problem_;     ///< why agents cannot be confined; empty: they are
     bool sandbox_ok_ = false;
     fs::path repository_git_dir_;  ///< the `.git` folder of the board's repository, if any
@@ -560,12 +557,8 @@ int run_daemon(const DaemonOptions& options, const BoardConfig& config) {
         return ready.error().exit_code;
     }
     auto& [templates, agents, sandbox_problem] = ready.value();
-    Daemon daemon(options,
-                  config,
-                  std::move(templates),
-                  std::move(agents),
-                  confine_launcher,
-                  std::move(sandbox_problem));
+    Daemon daemon(
+        options, config, std::move(templates), std::move(agents), std::move(sandbox_problem));
     return daemon.run();
 }
 

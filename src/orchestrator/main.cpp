@@ -6,7 +6,6 @@
 
 #include <board/board_config.hpp>
 #include <board/board_dir.hpp>
-#include <board/sandbox.hpp>
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -145,9 +144,6 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    // The daemon launches agents through itself: confine, then exec (board/sandbox.hpp).
-    if (argc > 1 && std::string_view{argv[1]} == "--confine")
-        return board::run_confined(argc, argv);
     try {
         return run(argc, argv);
     } catch (const std::exception& e) {

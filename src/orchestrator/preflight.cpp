@@ -29,11 +29,12 @@ std::string install_hint(DialectKind kind) {
     return "check the agent's command in board.yaml";
 }
 
-std::string probe_sandbox(const std::filesystem::path& launcher) {
+std::string probe_sandbox() {
     if (landlock_abi() == 0) return "this kernel offers no Landlock";
     boost::asio::io_context io;
     LaunchSpec spec;
-    spec.argv = confined_argv(launcher, {}, {"/bin/true"});
+    spec.argv = {"/bin/true"};
+    spec.confinement = Confinement{};
     spec.log_file = "/dev/null";
     spec.timeout = std::chrono::seconds{20};
     std::string problem;

@@ -27,9 +27,9 @@ struct AgentCheck {
 std::vector<AgentCheck> check_agents(const BoardConfig& config,
                                      std::chrono::milliseconds timeout = std::chrono::seconds{20});
 
-/// Whether agents can be confined: `launcher` (this daemon's own binary) runs /bin/true in
-/// confine mode. Empty when it worked, else why not, one sentence.
-std::string probe_sandbox(const std::filesystem::path& launcher);
+/// Whether agents can be confined: /bin/true launched as an agent is, with empty rules.
+/// Empty when it worked, else why not, one sentence.
+std::string probe_sandbox();
 
 /// The npm package or another way to get the program of `kind`, for a hint.
 std::string install_hint(DialectKind kind);

@@ -129,12 +129,9 @@ asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
     spec.grace = config.daemon.grace;
     bool launch_error_is_permanent = false;
     if (launch_error.empty() && context.confined(running.phase)) {
-        // The launcher confines, then runs the program by its full path.
-        if (auto exe = find_program(spec, launch_error)) {
-            spec.argv.front() = exe->string();
-            const Confinement rules = confinement_for(
-                {context.board_root, work, cwd, writes_cwd, context.repository_git_dir}, spec);
-            spec.argv = confined_argv(context.self_exe, rules, spec.argv);
+        if (find_program(spec, launch_error)) {
+            spec.confinement = confinement_for(
+                context.confinement, {work, cwd, writes_cwd, context.repository_git_dir}, spec);
         } else {
             launch_error_is_permanent = true;
         }

@@ -7,6 +7,7 @@
 
 #include "orchestrator/agent_process.hpp"
 #include "orchestrator/prompt.hpp"
+#include "orchestrator/run_folder.hpp"
 #include "orchestrator/run_outcome.hpp"
 
 #include <board/board_config.hpp>
@@ -50,9 +51,9 @@ struct RunContext {
     std::filesystem::path board_root;
     const BoardConfig* config = nullptr;
     const PromptTemplates* templates = nullptr;
-    std::filesystem::path self_exe;            ///< the launcher in confine mode
     std::filesystem::path repository_git_dir;  ///< the board's repository's `.git`, if any
     bool sandbox_ok = false;                   ///< the sandbox probe passed at start
+    SharedConfinement confinement;             ///< what every confined run shares
     boost::asio::any_io_executor executor;
 
     /// Whether runs of `phase` are confined.

@@ -32,23 +32,23 @@ std::string artifact_file_name(Status phase) {
     return kind ? std::string{to_string(*kind)} + ".md" : std::string{};
 }
 
-Confinement confinement_for(const ConfinementPlaces& places, LaunchSpec& spec) {
-    const fs::path& work = places.run_folder;
-    const fs::path& cwd = places.cwd;
-    const bool writes_cwd = places.writes_cwd;
-    const fs::path& repository_git_dir_ = places.repository_git_dir;
-    Confinement rules;
-    std::vector<fs::path> candidates{work, "/var/tmp", "/dev/shm"};
+namespace {
+
+fs::path resolved(const fs::path& p) {
+    std::error_code ec;
+    auto real = fs::weakly_canonical(p, ec);
+    return ec ? p.lexically_normal() : real;
+}
+
+}  // namespace
+
+SharedConfinement shared_confinement(const fs::path& board_root) {
+    SharedConfinement shared;
+    shared.board = resolved(board_root);
+    std::vector<fs::path> candidates{"/var/tmp", "/dev/shm"};
     for (const char* device :
          {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"})
         candidates.emplace_back(device);
-    if (writes_cwd) {
-        candidates.push_back(cwd);
-        // Commits write the repository's object store and refs: the git folder of the
-        // board's own repository, found from the board, never from what the worktree
-        // (the agent's to write) says.
-        if (!repository_git_dir_.empty()) candidates.push_back(repository_git_dir_);
-    }
     // Each tool's own state, nothing broader (~/.local/bin and ~/.config would let an
     // agent plant a program or a git hook that later runs unconfined).
     const char* home = std::getenv("HOME");
@@ -65,33 +65,40 @@ Confinement confinement_for(const ConfinementPlaces& places, LaunchSpec& spec) {
     for (const char* var : {"CLAUDE_CONFIG_DIR", "CODEX_HOME"}) {
         if (const char* dir = std::getenv(var); dir && *dir) candidates.emplace_back(dir);
     }
-    const fs::path tmp = fs::temp_directory_path();
-    std::error_code ec;
-    const fs::path board = fs::weakly_canonical(places.board_root, ec);
-    auto holds_board = [&](const fs::path& p) {
-        return path_is_within(board, fs::weakly_canonical(p, ec));
-    };
-    if (!holds_board(tmp)) {
-        candidates.push_back(tmp);
-    } else {
-        // The board lives in temp: the agent gets a temp folder of its own instead.
-        const fs::path own_tmp = work / "tmp";
+    const fs::path tmp = resolved(fs::temp_directory_path());
+    // The board lives in temp: each run gets a temp folder of its own instead.
+    shared.own_tmp = path_is_within(shared.board, tmp);
+    if (!shared.own_tmp) candidates.push_back(tmp);
+    // Inside the board only a run's own places (confinement_for); nothing that holds it.
+    for (const auto& c : candidates) {
+        if (!c.is_absolute()) continue;
+        const fs::path path = resolved(c);
+        if (path_is_within(shared.board, path) || path_is_within(path, shared.board)) continue;
+        shared.rules.writable.push_back(path);
+    }
+    shared.rules.hidden = {resolved(board_root / ".board" / "http-token")};
+    return shared;
+}
+
+Confinement confinement_for(const SharedConfinement& shared,
+                            const ConfinementPlaces& places,
+                            LaunchSpec& spec) {
+    Confinement rules = shared.rules;
+    rules.writable.push_back(resolved(places.run_folder));
+    if (places.writes_cwd) {
+        rules.writable.push_back(resolved(places.cwd));
+        // Commits write the repository's object store and refs: the git folder of the
+        // board's own repository, found from the board, never from what the worktree
+        // (the agent's to write) says.
+        if (!places.repository_git_dir.empty())
+            rules.writable.push_back(resolved(places.repository_git_dir));
+    }
+    if (shared.own_tmp) {
+        const fs::path own_tmp = places.run_folder / "tmp";
+        std::error_code ec;
         fs::create_directories(own_tmp, ec);
         spec.env.emplace_back("TMPDIR", own_tmp.string());
     }
-    // Inside the board only the run folder, the worktree and the repository's git folder;
-    // nothing that holds the board.
-    auto inside_board = [&](const fs::path& p) {
-        return path_is_within(fs::weakly_canonical(p, ec), board);
-    };
-    for (auto& c : candidates) {
-        if (!c.is_absolute()) continue;
-        const bool ours = c == work || (writes_cwd && (c == cwd || c == repository_git_dir_));
-        if (holds_board(c) && !ours) continue;
-        if (inside_board(c) && !ours) continue;
-        rules.writable.push_back(std::move(c));
-    }
-    rules.hidden = {places.board_root / ".board" / "http-token"};
     return rules;
 }
 

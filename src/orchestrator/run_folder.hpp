@@ -25,20 +25,32 @@ std::string read_small_file(const std::filesystem::path& file, std::size_t max_b
 /// The artifact a run of `phase` writes (`research.md`, `plan.md`), or empty.
 std::string artifact_file_name(Status phase);
 
+/// What every confined run of a board may write beyond its own places, and what none may
+/// read, resolved (links followed) once, when the daemon starts: temp, the devices, each
+/// tool's own state; never a folder that holds the board or lies inside it (those writes
+/// would reach the logs). The HTTP token is unreadable.
+struct SharedConfinement {
+    Confinement rules;            ///< canonical paths
+    std::filesystem::path board;  ///< the board's folder, canonical
+    bool own_tmp = false;  ///< the board lives in temp: each run gets `tmp/` in its run folder
+};
+
+SharedConfinement shared_confinement(const std::filesystem::path& board_root);
+
 /// Where a run happens, for its confinement.
 struct ConfinementPlaces {
-    std::filesystem::path board_root;
     std::filesystem::path run_folder;          ///< `runs/NNNN-<phase>/`: the agent's own
     std::filesystem::path cwd;                 ///< where it runs
     bool writes_cwd = false;                   ///< cwd is its worktree
     std::filesystem::path repository_git_dir;  ///< the board's repository's `.git`, if any
 };
 
-/// What a confined agent may write: its run folder, the worktree it works in (and the
-/// repository's git folder, which its commits write), its own tool state, temp. Never a folder
-/// that holds the board: those writes would reach the logs. The HTTP token is unreadable. A
-/// board inside the temp folder gives the agent a temp folder of its own (TMPDIR in `spec`).
-Confinement confinement_for(const ConfinementPlaces& places, LaunchSpec& spec);
+/// What one confined agent may write: the shared places, its run folder, and when it
+/// implements in a worktree that worktree and the repository's git folder (which its commits
+/// write). With `own_tmp`, makes the run's temp folder and points TMPDIR in `spec` at it.
+Confinement confinement_for(const SharedConfinement& shared,
+                            const ConfinementPlaces& places,
+                            LaunchSpec& spec);
 
 /// After a run: the agent's draft in `work` becomes the ticket's artifact in `dir` (when it
 /// changed; only a regular file with no other name is taken, never a link followed), and the

@@ -42,7 +42,7 @@ Expected<ReadyToStart, StartRefused> check_before_start(const fs::path& board_ro
     for (const Status phase : all_statuses) {
         const auto* agent = config.agent(phase);
         if (!agent || agent->sandbox == SandboxMode::none) continue;
-        if (!wanted) ready.sandbox_problem = probe_sandbox(confine_launcher);
+        if (!wanted) ready.sandbox_problem = probe_sandbox();
         wanted = true;
         if (agent->sandbox == SandboxMode::landlock && !ready.sandbox_problem.empty())
             return StartRefused{fmt::format("board-daemon: agents.{}.sandbox is landlock, but "

@@ -18,10 +18,6 @@
 
 namespace board::orchestrator {
 
-/// How the daemon starts its confined agents: through itself, by /proc (a daemon whose binary
-/// was replaced since it started still launches), in confine mode.
-inline constexpr const char* confine_launcher = "/proc/self/exe";
-
 /// Why the daemon does not start, and its exit code (daemon.hpp: 1 another daemon, 2 an agent
 /// cannot run, 3 storage or configuration).
 struct StartRefused {

@@ -69,7 +69,8 @@ public:
         ::syscall(SYS_landlock_add_rule, fd_.get(), LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
     }
 
-    int fd() const { return fd_.get(); }
+    /// The ruleset's descriptor, now the caller's to close.
+    int release() { return fd_.release(); }
 
 private:
     UniqueFd fd_;
@@ -99,12 +100,6 @@ void grant_reading(Ruleset& rules, const fs::path& dir, const std::vector<fs::pa
     ::closedir(listing);
 }
 
-fs::path real_or_as_is(const fs::path& p) {
-    std::error_code ec;
-    auto real = fs::weakly_canonical(p, ec);
-    return ec ? p.lexically_normal() : real;
-}
-
 }  // namespace
 
 bool path_is_within(const fs::path& inner, const fs::path& outer) {
@@ -121,70 +116,51 @@ int landlock_abi() {
     return abi < 0 ? 0 : static_cast<int>(abi);
 }
 
-std::string confine_self(const Confinement& confinement) {
+int prepare_confinement(const Confinement& confinement, std::string& problem) {
     const int abi = landlock_abi();
-    if (abi <= 0) return "this kernel offers no Landlock (it is not built in or not enabled)";
+    if (abi <= 0) {
+        problem = "this kernel offers no Landlock (it is not built in or not enabled)";
+        return -1;
+    }
     const Access handled = handled_rights(abi);
     landlock_ruleset_attr attr{};
     attr.handled_access_fs = handled;
+    // Close-on-exec by the kernel's own rule: an agent never holds it.
     const int ruleset_fd =
         static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
-    if (ruleset_fd < 0) return errno_text("landlock_create_ruleset");
+    if (ruleset_fd < 0) {
+        problem = errno_text("landlock_create_ruleset");
+        return -1;
+    }
     Ruleset rules{ruleset_fd, handled};
 
-    std::vector<fs::path> hidden;
-    for (const auto& h : confinement.hidden) hidden.push_back(real_or_as_is(h));
+    const std::vector<fs::path>& hidden = confinement.hidden;
     grant_reading(rules, "/", hidden);
     const Access write_rights = handled & ~LANDLOCK_ACCESS_FS_READ_FILE;
-    for (const auto& w : confinement.writable) {
-        const fs::path path = real_or_as_is(w);
+    for (const fs::path& path : confinement.writable) {
         // Writing a folder that holds a hidden file would open it again: only its entries.
         const bool holds_hidden = std::any_of(
             hidden.begin(), hidden.end(), [&](auto& h) { return path_is_within(h, path); });
         if (holds_hidden) continue;
         rules.grant(path, write_rights | LANDLOCK_ACCESS_FS_READ_FILE);
     }
-    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno_text("prctl(NO_NEW_PRIVS)");
-    if (::syscall(SYS_landlock_restrict_self, rules.fd(), 0) != 0)
-        return errno_text("landlock_restrict_self");
+    return rules.release();
+}
+
+int enforce_confinement(int ruleset_fd) noexcept {
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
+    if (::syscall(SYS_landlock_restrict_self, ruleset_fd, 0) != 0) return errno;
+    return 0;
+}
+
+std::string confine_self(const Confinement& confinement) {
+    std::string problem;
+    const UniqueFd ruleset{prepare_confinement(confinement, problem)};
+    if (!ruleset) return problem;
+    if (const int error = enforce_confinement(ruleset.get()); error != 0) {
+        return std::string{"cannot enforce the Landlock rules: "} + std::strerror(error);
+    }
     return {};
-}
-
-std::vector<std::string> confined_argv(const fs::path& launcher,
-                                       const Confinement& rules,
-                                       const std::vector<std::string>& program_argv) {
-    std::vector<std::string> argv{launcher.string(), "--confine"};
-    for (const auto& w : rules.writable) argv.insert(argv.end(), {"--write", w.string()});
-    for (const auto& h : rules.hidden) argv.insert(argv.end(), {"--hide", h.string()});
-    argv.emplace_back("--");
-    argv.insert(argv.end(), program_argv.begin(), program_argv.end());
-    return argv;
-}
-
-int run_confined(int argc, char** argv) {
-    Confinement rules;
-    int i = 2;  // argv[1] is --confine
-    for (; i < argc; ++i) {
-        const std::string_view arg{argv[i]};
-        if (arg == "--") break;
-        if ((arg == "--write" || arg == "--hide") && i + 1 < argc) {
-            (arg == "--write" ? rules.writable : rules.hidden).emplace_back(argv[++i]);
-            continue;
-        }
-        ::dprintf(STDERR_FILENO, "board: --confine: unexpected argument \"%s\"\n", argv[i]);
-        return 126;
-    }
-    if (i + 1 >= argc) {
-        ::dprintf(STDERR_FILENO, "board: --confine: no program after --\n");
-        return 126;
-    }
-    if (const std::string problem = confine_self(rules); !problem.empty()) {
-        ::dprintf(STDERR_FILENO, "board: cannot confine the agent: %s\n", problem.c_str());
-        return 126;
-    }
-    ::execv(argv[i + 1], argv + i + 1);
-    ::dprintf(STDERR_FILENO, "board: %s: %s\n", argv[i + 1], std::strerror(errno));
-    return 126;
 }
 
 }  // namespace board

@@ -92,21 +92,34 @@ TEST_CASE("a confined process writes only where it may and cannot read a hidden 
     CHECK(confined(rules, [&] { return ::access("/bin/sh", X_OK) == 0 ? 0 : 1; }) == 0);
 }
 
-TEST_CASE("confined_argv puts the rules before the program") {
+TEST_CASE("a ruleset prepared by the launcher confines only the child that enforces it") {
+    if (board::landlock_abi() == 0) {
+        WARN("this kernel has no Landlock: the sandbox is off here, nothing to test");
+        return;
+    }
+    Scratch s;
     board::Confinement rules;
-    rules.writable = {"/w"};
-    rules.hidden = {"/h"};
-    const auto argv =
-        board::confined_argv("/usr/bin/board-daemon", rules, {"/usr/bin/claude", "-p"});
-    CHECK(argv == std::vector<std::string>{"/usr/bin/board-daemon",
-                                           "--confine",
-                                           "--write",
-                                           "/w",
-                                           "--hide",
-                                           "/h",
-                                           "--",
-                                           "/usr/bin/claude",
-                                           "-p"});
+    rules.writable = {s.dir / "open"};
+    std::string problem;
+    const int ruleset = board::prepare_confinement(rules, problem);
+    REQUIRE(ruleset >= 0);
+    CHECK(problem.empty());
+    CHECK((::fcntl(ruleset, F_GETFD) & FD_CLOEXEC) != 0);  // an agent never holds it
+
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        if (board::enforce_confinement(ruleset) != 0) ::_exit(100);
+        const int inside = try_open(s.dir / "open" / "draft.md", O_WRONLY | O_CREAT);
+        const int outside = try_open(s.dir / "closed" / "log.jsonl", O_WRONLY | O_APPEND);
+        ::_exit(inside == 0 && outside == 1 ? 0 : 1);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ::close(ruleset);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    // The launcher itself is as free as before.
+    CHECK(try_open(s.dir / "closed" / "log.jsonl", O_WRONLY | O_APPEND) == 0);
 }
 
 TEST_CASE("path_is_within compares whole components") {
