@@ -268,25 +268,20 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
     UniqueFd read_end{pipe_fds[0]};
     UniqueFd write_end{pipe_fds[1]};
 
-    UniqueFd ruleset;
-    if (spec.confinement) {
-        std::string problem;
-        ruleset.reset(prepare_confinement(*spec.confinement, problem));
-        if (!ruleset) {
-            out.launch_error = "cannot confine the agent: " + problem;
-            write_all(log.get(), "[board-daemon] could not start: " + out.launch_error + "\n");
-            co_return finish();
-        }
-    }
     // Launched with a vfork-style clone (design/toolchain.md §5), then handed to Boost.Process
     // v2, which waits for it on the io_context.
     const std::vector<std::string> env = child_environment(spec);
     std::string launch_problem;
-    const pid_t child = spawn_in_own_group(
-        *exe, spec, env, input.get(), write_end.get(), ruleset.get(), launch_problem);
+    const pid_t child = spawn_in_own_group(*exe,
+                                           spec,
+                                           env,
+                                           input.get(),
+                                           write_end.get(),
+                                           spec.ruleset ? spec.ruleset->get() : -1,
+                                           launch_problem);
     input.reset();
     write_end.reset();  // the child holds the only write end now: EOF when it (and its tree) end
-    ruleset.reset();
+    spec.ruleset.reset();
     if (child < 0) {
         out.launch_error = exe->string() + ": " + launch_problem;
         write_all(log.get(), "[board-daemon] could not start: " + out.launch_error + "\n");

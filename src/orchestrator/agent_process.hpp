@@ -12,8 +12,7 @@
 // on the process is never cancelled.
 
 #include "orchestrator/output_capture.hpp"
-
-#include <board/sandbox.hpp>
+#include "support/unique_fd.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -39,8 +38,9 @@ struct LaunchSpec {
     std::filesystem::path log_file;    ///< appended to; created if missing
     std::chrono::milliseconds timeout{std::chrono::minutes{30}};
     std::chrono::milliseconds grace{std::chrono::seconds{30}};
-    /// Landlock rules the agent runs under, enforced between fork and exec; none: unconfined.
-    std::optional<Confinement> confinement;
+    /// The Landlock ruleset the agent runs under (prepare_confinement), enforced between fork
+    /// and exec; null: unconfined.
+    std::shared_ptr<const UniqueFd> ruleset;
     /// Reads the output as it arrives (the agent's dialect); null: as plain text.
     std::shared_ptr<OutputReader> reader;
     /// A longer output line reaches the reader in pieces: a JSON line then no longer parses,

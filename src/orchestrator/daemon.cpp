@@ -2,6 +2,7 @@
 
 #include "http/security.hpp"
 #include "orchestrator/agent_process.hpp"
+#include "orchestrator/disk_work.hpp"
 #include "orchestrator/known_tickets.hpp"
 #include "orchestrator/notifier.hpp"
 #include "orchestrator/planner.hpp"
@@ -34,6 +35,7 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -94,7 +96,8 @@ public:
         , queries_(io_,
                    app::query_socket_path(options.board_root),
                    [this](const app::BoardQuery& q) { return answer_now(q); })
-        , launcher_(process_launcher()) {
+        , launcher_(process_launcher())
+        , writer_(options.board_root) {
         if (options.max_parallel) config_.daemon.max_parallel = *options.max_parallel;
         if (options.poll) config_.daemon.poll = *options.poll;
         if (options.debounce) config_.daemon.debounce = *options.debounce;
@@ -105,6 +108,7 @@ public:
         run_context_.sandbox_ok = sandbox_ok_;
         if (sandbox_ok_) run_context_.confinement = shared_confinement(options_.board_root);
         run_context_.executor = io_.get_executor();
+        run_context_.disk = disk_.get_executor();
     }
 
     int run() {
@@ -141,6 +145,8 @@ private:
         Status phase = Status::research;
         std::string run_id;
         Clock::time_point started;
+        Status from = Status::backlog;  ///< the ticket's column before the run
+        bool on_log = false;            ///< its `run-started` is durable
     };
 
     int lock_board() {
@@ -253,7 +259,24 @@ private:
         const app::Author& build,
         std::optional<std::int64_t> expected_seq = {},
         bool refresh_snapshot = true) {
-        auto recorded = live_->record(id, build, expected_seq, refresh_snapshot);
+        return committed(id, writer_.record(id, build, expected_seq, refresh_snapshot));
+    }
+
+    /// commit() with the write on the disk threads; `build` must use only what it is given.
+    asio::awaitable<std::optional<std::shared_ptr<const Ticket>>> commit_on_disk(
+        std::string id,
+        app::Author build,
+        std::optional<std::int64_t> expected_seq = {},
+        bool refresh_snapshot = true) {
+        auto recorded = co_await on_disk(disk_.get_executor(), [&] {
+            return writer_.record(id, build, expected_seq, refresh_snapshot);
+        });
+        co_return committed(id, std::move(recorded));
+    }
+
+    /// What the daemon learns from one of its writes, on the io thread.
+    std::optional<std::shared_ptr<const Ticket>> committed(const std::string& id,
+                                                           app::Result<app::Recorded> recorded) {
         if (!recorded) {
             if (recorded.error().kind != app::Refusal::Kind::conflict)
                 reporter_.problem("board-daemon: " + recorded.error().message);
@@ -319,6 +342,8 @@ private:
             return hold;
         };
         input.running = static_cast<int>(running_.size());
+        for (const auto& [running_id, run] : running_)
+            if (!run.on_log) input.starting.push_back(StartingRun{run.from, run.phase});
         input.max_parallel = config_.daemon.max_parallel;
         input.stopping = stopping_;
         input.once = options_.mode == DaemonOptions::Mode::once;
@@ -331,67 +356,88 @@ private:
 
     // ---- running ------------------------------------------------------------------------
 
+    /// Takes a slot for `id` now (the planner counts it from here), then runs it: its
+    /// `run-started` on the log, the agent, the outcome on the log; the slot is given back
+    /// when the outcome is durable.
     void begin_run(const std::string& id, const StartRun& start) {
-        auto& entry = known_.all().at(id);
-        const auto before = entry.ticket;
+        const auto before = known_.all().at(id).ticket;
         const std::string run_id = fmt::format("{:04}", before->runs_total + 1);
-        const auto started = commit(
-            id,
-            [&](const Ticket&) {
-                return std::vector<Authored>{
-                    {Actor{ActorKind::system, {}},
-                     RunStarted{
-                         run_id, start.phase, start.attempt, start.iteration, start.policy}}};
-            },
-            before->seq,
-            false);
-        if (!started) {
-            watcher_.mark(id);  // it changed under us: look again
-            return;
-        }
-        entry.ran_this_session = true;
-        Running running{launcher_->prepare(io_.get_executor()), start.phase, run_id, Clock::now()};
+        Running running{launcher_->prepare(io_.get_executor()),
+                        start.phase,
+                        run_id,
+                        Clock::now(),
+                        before->status};
         running_.emplace(id, running);
-        reporter_.running(id, start.phase, run_id, running.agent);
-        StartedRun run{running.agent, start.phase, run_id};
-        asio::co_spawn(io_, finish_run(id, **started, run), [this, id](std::exception_ptr e) {
-            if (e) {
-                try {
-                    std::rethrow_exception(e);
-                } catch (const std::exception& ex) {
-                    reporter_.problem(fmt::format(
-                        "board-daemon: {}: run failed inside the daemon: {}", id, ex.what()));
+        asio::co_spawn(
+            io_,
+            run_ticket(id, start, run_id, before->seq, running.agent),
+            [this, id](std::exception_ptr e) {
+                if (e) {
+                    try {
+                        std::rethrow_exception(e);
+                    } catch (const std::exception& ex) {
+                        reporter_.problem(fmt::format(
+                            "board-daemon: {}: run failed inside the daemon: {}", id, ex.what()));
+                    }
                 }
-            }
-            running_.erase(id);
-            reporter_.stopped(id);
-            wake();
-        });
+                running_.erase(id);
+                reporter_.stopped(id);
+                wake();
+            });
     }
 
-    /// Runs the agent, then records how it ended.
-    asio::awaitable<void> finish_run(std::string id, Ticket ticket, StartedRun run) {
-        const std::string run_id = run.run_id;
-        auto record = co_await execute_run(run_context_, id, std::move(ticket), std::move(run));
-        if (record) {
-            commit_outcome(id, *record);
+    asio::awaitable<void> run_ticket(std::string id,
+                                     StartRun start,
+                                     std::string run_id,
+                                     std::int64_t seq_before,
+                                     std::shared_ptr<AgentRun> agent) {
+        // Every argument of a co_await'ed call is a named variable: GCC 12 destroys a
+        // temporary made in the co_await's full expression twice (toolchain.md §3, snag 11).
+        app::Author run_started = [=](const Ticket&) {
+            return std::vector<Authored>{
+                {Actor{ActorKind::system, {}},
+                 RunStarted{run_id, start.phase, start.attempt, start.iteration, start.policy}}};
+        };
+        const auto started = co_await commit_on_disk(id, std::move(run_started), seq_before, false);
+        if (!started) {
+            watcher_.mark(id);  // it changed under us: look again
             co_return;
         }
-        commit(id, [&](const Ticket&) {
-            return std::vector<Authored>{
-                {Actor{ActorKind::system, {}}, RunInterrupted{run_id, "board-daemon stopped"}}};
-        });
+        known_.all().at(id).ran_this_session = true;
+        running_.at(id).on_log = true;
+        reporter_.running(id, start.phase, run_id, agent);
+        StartedRun run{std::move(agent), start.phase, run_id};
+        auto record = co_await execute_run(run_context_, id, **started, std::move(run));
+        if (!record) {
+            app::Author interrupted = [=](const Ticket&) {
+                return std::vector<Authored>{
+                    {Actor{ActorKind::system, {}}, RunInterrupted{run_id, "board-daemon stopped"}}};
+            };
+            co_await commit_on_disk(id, std::move(interrupted));
+            co_return;
+        }
+        const auto outcome = std::make_shared<const RunRecord>(std::move(*record));
+        app::Author whole = finishing(outcome, true);
+        if (co_await commit_on_disk(id, std::move(whole))) co_return;
+        app::Author last_only = finishing(outcome, false);
+        co_await commit_on_disk(id, std::move(last_only));
     }
 
     void commit_outcome(const std::string& id, const RunRecord& record) {
-        if (commit(id, [&](const Ticket& t) { return outcome_batch(t, record); })) return;
-        // The full batch was refused (a question or artifact the reducer would not take): the
-        // run must still be finished, or the ticket would wait for it forever.
-        commit(id, [&](const Ticket& t) {
-            auto batch = outcome_batch(t, record);
+        const auto outcome = std::make_shared<const RunRecord>(record);
+        if (!commit(id, finishing(outcome, true))) commit(id, finishing(outcome, false));
+    }
+
+    /// The events that end a run: the whole outcome batch, or only its last event (which
+    /// finishes the run) when the reducer refused the whole (a question or artifact it would
+    /// not take): the run must still end, or the ticket would wait for it forever.
+    static app::Author finishing(std::shared_ptr<const RunRecord> outcome, bool whole) {
+        return [outcome, whole](const Ticket& t) {
+            auto batch = outcome_batch(t, *outcome);
+            if (whole) return batch;
             std::vector<Authored> last{std::move(batch.back())};
             return last;
-        });
+        };
     }
 
     // ---- recovery -----------------------------------------------------------------------
@@ -537,7 +583,12 @@ private:
     QueryServer queries_;
     std::unordered_map<std::string, app::QueryAnswer> answered_;  ///< see answer_now()
     std::unique_ptr<AgentLauncher> launcher_;
+    /// The daemon's own writes, made on the disk threads: a board that keeps nothing, so it is
+    /// safe there; each write's result reaches `live_` on the io thread (committed()).
+    app::Board writer_;
     RunContext run_context_;
+    /// Last: its threads stop (finishing the work they hold) before anything they use goes.
+    asio::thread_pool disk_{2};
     bool looked_once_ = false;               ///< the first scan of the board is done
     std::set<std::string> timed_questions_;  ///< tickets with a question that can time out
     std::map<std::string, Running, KnownTickets::IdOrder> running_;

@@ -15,6 +15,14 @@ Plan plan_runs(const PlanInput& input) {
     // What this plan's launches change: next_action sees WIP as it will be.
     std::array<int, all_statuses.size()> entered{};
     std::array<int, all_statuses.size()> started{};
+    const auto count_start = [&](Status from, Status phase) {
+        if (phase != from) {
+            --entered[static_cast<std::size_t>(from)];
+            ++entered[static_cast<std::size_t>(phase)];
+        }
+        ++started[static_cast<std::size_t>(phase)];
+    };
+    for (const StartingRun& run : input.starting) count_start(run.from, run.phase);
     for (const CatalogEntry* candidate : input.catalog->ready(input.policy, {})) {
         const std::string& id = candidate->ticket.id;
         const TicketHold hold = input.hold(id);
@@ -37,12 +45,7 @@ Plan plan_runs(const PlanInput& input) {
             continue;
         }
         if (free == 0) break;
-        const Status from = hold.ticket->status;
-        if (start->phase != from) {
-            --entered[static_cast<std::size_t>(from)];
-            ++entered[static_cast<std::size_t>(start->phase)];
-        }
-        ++started[static_cast<std::size_t>(start->phase)];
+        count_start(hold.ticket->status, start->phase);
         plan.launches.push_back(Launch{id, *start});
         --free;
     }

@@ -27,12 +27,20 @@ struct TicketHold {
     Clock::time_point available_at{};
 };
 
+/// A run the daemon has begun whose `run-started` is not on the log yet: the catalog still
+/// shows its ticket where it was.
+struct StartingRun {
+    Status from = Status::backlog;  ///< the ticket's column before the run
+    Status phase = Status::research;
+};
+
 struct PlanInput {
     const Catalog* catalog = nullptr;
     Policy policy;
     /// What the daemon holds against the ticket with this id.
     std::function<TicketHold(const std::string& id)> hold;
-    int running = 0;       ///< runs in flight now
+    int running = 0;  ///< runs in flight now (the starting ones included)
+    std::vector<StartingRun> starting;
     int max_parallel = 1;  ///< runs in flight at most
     bool stopping = false;
     bool once = false;  ///< each ticket runs at most once this session
@@ -53,7 +61,8 @@ struct Plan {
 };
 
 /// The runs to start now, in `next` order (the catalog's §7 queries). WIP limits count the
-/// runs this plan starts as it goes, as next_action() would see them once they have started.
+/// starting runs and the runs this plan starts as it goes, as next_action() would see them
+/// once they have started.
 Plan plan_runs(const PlanInput& input);
 
 }  // namespace board::orchestrator

@@ -84,6 +84,18 @@ TEST_CASE("a column's WIP limit counts the runs this plan starts", "[planner]") 
     CHECK(plan_runs(input).launches.size() == 3);
 }
 
+TEST_CASE("a run whose start is not on the log yet counts against its column's WIP", "[planner]") {
+    Board board;
+    for (int i = 1; i <= 4; ++i) board.add("P-" + std::to_string(i), 2);
+    board.holds["P-1"].running = true;  // begun; the catalog still shows it in backlog
+    auto input = board.input(4, t0);
+    input.policy.wip[static_cast<std::size_t>(Status::research)] = 2;
+    input.running = 1;
+    CHECK(plan_runs(input).launches.size() == 2);  // without the starting run: one too many
+    input.starting = {StartingRun{Status::backlog, Status::research}};
+    CHECK(ids(plan_runs(input)) == std::vector<std::string>{"P-2"});
+}
+
 TEST_CASE("running tickets, and with once the ones that ran, are not started", "[planner]") {
     Board board;
     board.add("P-1", 0);

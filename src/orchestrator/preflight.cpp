@@ -34,10 +34,12 @@ std::string probe_sandbox() {
     boost::asio::io_context io;
     LaunchSpec spec;
     spec.argv = {"/bin/true"};
-    spec.confinement = Confinement{};
+    std::string problem;
+    auto ruleset = std::make_shared<UniqueFd>(prepare_confinement(Confinement{}, problem));
+    if (!*ruleset) return problem;
+    spec.ruleset = std::move(ruleset);
     spec.log_file = "/dev/null";
     spec.timeout = std::chrono::seconds{20};
-    std::string problem;
     auto process = std::make_shared<AgentProcess>(io.get_executor());
     boost::asio::co_spawn(
         io,

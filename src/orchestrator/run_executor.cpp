@@ -1,7 +1,9 @@
 #include "orchestrator/run_executor.hpp"
 
+#include "orchestrator/disk_work.hpp"
 #include "orchestrator/run_folder.hpp"
 #include "support/files.hpp"
+#include "support/unique_fd.hpp"
 
 #include <board/agent_dialect.hpp>
 #include <board/sandbox.hpp>
@@ -58,8 +60,6 @@ asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
     const BoardConfig& config = *context.config;
     const fs::path dir = context.board_root / "tickets" / id;
     const fs::path runs = dir / "runs";
-    std::error_code ec;
-    fs::create_directories(runs, ec);
     const std::string stem = running.run_id + "-" + std::string{to_string(running.phase)};
     const fs::path prompt_file = runs / (stem + ".prompt.md");
     const fs::path log_file = runs / (stem + ".log");
@@ -67,21 +67,24 @@ asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
     const AgentConfig& agent = *config.agent(running.phase);
     // The agent's own folder: where it drafts its artifact and leaves notes. The ticket
     // folder (its log above all) is the board's; the draft is moved in after the run.
-    const fs::path work = fs::absolute(runs / stem, ec);
-    fs::create_directories(work, ec);
+    const fs::path work = runs / stem;
     const fs::path draft = work / artifact_name;
-    if (!artifact_name.empty() && fs::exists(dir / artifact_name, ec))
-        fs::copy_file(dir / artifact_name, draft, fs::copy_options::overwrite_existing, ec);
-
-    PromptInput input;
-    input.ticket = &ticket;
-    input.phase = running.phase;
-    input.ticket_dir = dir;
-    input.artifact_path = draft;
-    input.research_text = read_small_file(dir / "research.md");
-    input.plan_text = read_small_file(dir / "plan.md");
-    const std::string prompt = render_prompt(context.templates->of(running.phase), input);
-    std::string launch_error = write_file_atomically(prompt_file, prompt, Durability::unsynced);
+    std::string prompt;
+    std::string launch_error = co_await on_disk(context.disk, [&] {
+        std::error_code ec;
+        fs::create_directories(work, ec);
+        if (!artifact_name.empty() && fs::exists(dir / artifact_name, ec))
+            fs::copy_file(dir / artifact_name, draft, fs::copy_options::overwrite_existing, ec);
+        PromptInput input;
+        input.ticket = &ticket;
+        input.phase = running.phase;
+        input.ticket_dir = dir;
+        input.artifact_path = draft;
+        input.research_text = read_small_file(dir / "research.md");
+        input.plan_text = read_small_file(dir / "plan.md");
+        prompt = render_prompt(context.templates->of(running.phase), input);
+        return write_file_atomically(prompt_file, prompt, Durability::unsynced);
+    });
 
     fs::path cwd = context.board_root;
     bool writes_cwd = false;
@@ -129,12 +132,19 @@ asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
     spec.grace = config.daemon.grace;
     bool launch_error_is_permanent = false;
     if (launch_error.empty() && context.confined(running.phase)) {
-        if (find_program(spec, launch_error)) {
-            spec.confinement = confinement_for(
+        launch_error = co_await on_disk(context.disk, [&] {
+            std::string problem;
+            if (!find_program(spec, problem)) {
+                launch_error_is_permanent = true;
+                return problem;
+            }
+            const Confinement rules = confinement_for(
                 context.confinement, {work, cwd, writes_cwd, context.repository_git_dir}, spec);
-        } else {
-            launch_error_is_permanent = true;
-        }
+            auto ruleset = std::make_shared<UniqueFd>(prepare_confinement(rules, problem));
+            if (!*ruleset) return "cannot confine the agent: " + problem;
+            spec.ruleset = std::move(ruleset);
+            return std::string{};
+        });
     }
 
     ProcessOutcome outcome;
@@ -158,7 +168,7 @@ asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
     }
     record.duration_ms = outcome.duration.count();
     record.output = std::move(outcome.output);
-    take_agent_work(record, dir, work, artifact_name);
+    co_await on_disk(context.disk, [&] { take_agent_work(record, dir, work, artifact_name); });
     co_return record;
 }
 

@@ -55,6 +55,8 @@ struct RunContext {
     bool sandbox_ok = false;                   ///< the sandbox probe passed at start
     SharedConfinement confinement;             ///< what every confined run shares
     boost::asio::any_io_executor executor;
+    /// Where its file work runs (disk_work.hpp); null: on the caller's thread.
+    boost::asio::any_io_executor disk;
 
     /// Whether runs of `phase` are confined.
     bool confined(Status phase) const;
