@@ -107,6 +107,12 @@ struct UpdateRequest {
 /// (the seeds' default: notes are the agent's unless said otherwise).
 enum class NoteFrom { human, agent };
 
+/// `import-ticks`: a `.tick/` folder of `tk` (ticks) becomes tickets on this board.
+struct ImportTicksRequest {
+    std::filesystem::path source;  ///< the `.tick` folder, or the folder that holds it
+    bool dry_run = false;          ///< parse, check and report; write nothing
+};
+
 struct NextRequest {
     NextFilter filter;
     bool human = false;           ///< the human side: the next ticket awaiting a person
@@ -161,6 +167,35 @@ struct VerifyReport {
     std::vector<std::string> faults;    ///< real problems
     std::vector<std::string> warnings;  ///< worth knowing: edited artifacts, long logs
     bool unknown = false;               ///< no such ticket (or not an id): nothing to check
+};
+
+/// A field or value of a tick the board has no place for.
+struct UnmappedField {
+    std::string tick;   ///< the tick's id
+    std::string field;  ///< e.g. `after`, `blocked_by`, `unknown field x`
+    std::string value;  ///< the value as JSON text
+    std::string why;
+    friend bool operator==(const UnmappedField&, const UnmappedField&) = default;
+};
+
+/// What an import of ticks did (or, dry, would do).
+struct ImportReport {
+    struct Imported {
+        std::string tick;  ///< the tick's id
+        std::string id;    ///< the ticket it became
+        std::string title;
+        std::string status;  ///< as people read it: `done/completed`, `backlog (awaiting work)`
+    };
+
+    std::filesystem::path source;  ///< the `.tick` folder read
+    bool dry_run = false;
+    std::vector<Imported> imported;
+    std::vector<UnmappedField> unmapped;       ///< every field the board cannot say, never dropped
+    std::vector<std::string> fields_not_kept;  ///< tk's fields no tick keeps (owner...)
+    std::vector<std::string> warnings;
+    /// Writing stopped part way (the board became unwritable): the tickets above were
+    /// written, the rest were not.
+    std::optional<Refusal> stopped;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -239,6 +274,14 @@ public:
     Result<Written> reopen(const std::string& id, const std::string& reason, const Actor& by);
     /// A new ticket whose log is the first `at_seq` events of `id`'s and a `forked` marker.
     Result<Written> fork(const std::string& id, std::int64_t at_seq, const Actor& by);
+    /// Each tick of `request.source` as a ticket, its log reproducing the tick's state. The
+    /// source is only read. Every tick file is parsed and every ticket's events are folded
+    /// before anything is written: a malformed tick, an event the reducer refuses, or ticks
+    /// already on the board (their `tk:<id>` label) refuse the whole import, nothing written
+    /// (`refused`; `invalid` when the folder holds no `.tick/issues`). Then each ticket is one
+    /// durable append, parents and blockers first. Only a person imports (a verdict is among
+    /// the events). A write that fails part way ends the report with `stopped`.
+    Result<ImportReport> import_ticks(const ImportTicksRequest& request, const Actor& by);
 
     /// The write of a program acting on the board (board-daemon): what `build` makes of the
     /// ticket as it is on disk, appended as one durable batch, built again and retried when
@@ -357,5 +400,7 @@ std::string to_json(const TicketView& view);
 std::string replay_step_json(const TicketView& view);
 /// Every question of `asked`, each with `id` (`PROJ-12.q1`) and `ticket`.
 std::string to_json(const Asked& asked);
+/// `{source, dry_run, imported, tickets, unmapped, not_kept}`.
+std::string to_json(const ImportReport& report);
 
 }  // namespace board::app

@@ -162,4 +162,22 @@ std::string to_json(const Asked& asked) {
     return boost::json::serialize(out) + "\n";
 }
 
+std::string to_json(const ImportReport& report) {
+    boost::json::array tickets, unmapped, not_kept;
+    for (const auto& i : report.imported)
+        tickets.push_back(boost::json::object{
+            {"tick", i.tick}, {"id", i.id}, {"title", i.title}, {"status", i.status}});
+    for (const auto& u : report.unmapped)
+        unmapped.push_back(boost::json::object{
+            {"tick", u.tick}, {"field", u.field}, {"value", u.value}, {"why", u.why}});
+    for (const auto& field : report.fields_not_kept) not_kept.emplace_back(field);
+    return boost::json::serialize(boost::json::object{{"source", report.source.string()},
+                                                      {"dry_run", report.dry_run},
+                                                      {"imported", report.imported.size()},
+                                                      {"tickets", std::move(tickets)},
+                                                      {"unmapped", std::move(unmapped)},
+                                                      {"not_kept", std::move(not_kept)}}) +
+           "\n";
+}
+
 }  // namespace board::app

@@ -2,7 +2,7 @@
 // Each parses, asks the application layer, and prints the ticket written or the refusal.
 
 #include "cli/command.hpp"
-#include "cli/import_ticks.hpp"
+#include "cli/render.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -322,7 +322,7 @@ Run declare_fork(CLI::App& sub) {
 }
 
 Run declare_import_ticks(CLI::App& sub) {
-    auto request = std::make_shared<ImportTicksRequest>();
+    auto request = std::make_shared<app::ImportTicksRequest>();
     auto path = std::make_shared<std::string>();
     sub.add_option("PATH", *path, "tk's .tick folder, or the folder that holds it")->required();
     sub.add_flag("--dry-run", request->dry_run, "report what it would do; write nothing");
@@ -332,12 +332,18 @@ Run declare_import_ticks(CLI::App& sub) {
         if (auto* code = std::get_if<int>(&opened)) return *code;
         auto& session = std::get<Session>(opened);
         request->source = *path;
-        const auto outcome =
-            import_ticks(Context{session.root(), session.by(), options.json}, *request);
-        std::cout << outcome.output << std::flush;
-        warn_all(outcome.warnings);
-        if (!outcome.message.empty()) say(outcome.message);
-        return outcome.exit_code;
+        const auto report = session.board().import_ticks(*request, session.by());
+        if (!report) {
+            say(report.error().message);
+            return app::exit_code_of(report.error().kind);
+        }
+        const auto& done = report.value();
+        std::cout << (options.json ? app::to_json(done) : import_report_text(done, session.by()))
+                  << std::flush;
+        warn_all(done.warnings);
+        if (!done.stopped) return 0;
+        say(done.stopped->message);
+        return app::exit_code_of(done.stopped->kind);
     };
 }
 

@@ -165,4 +165,47 @@ std::string entries_table(const Catalog& catalog,
     return render(table, colour);
 }
 
+std::string import_report_text(const app::ImportReport& report, const Actor& by) {
+    std::string out = fmt::format("{} {} tick(s) from {}\n",
+                                  report.dry_run ? "Would import" : "Imported",
+                                  report.imported.size(),
+                                  report.source.string());
+    for (const auto& i : report.imported)
+        out += fmt::format("  {:<6} → {:<10} {:<32} {}\n", i.tick, i.id, i.status, i.title);
+    if (!report.unmapped.empty()) {
+        out += fmt::format("Not mapped ({}):\n", report.unmapped.size());
+        for (const auto& u : report.unmapped)
+            out += fmt::format("  {:<6} {}: {} ({})\n", u.tick, u.field, u.value, u.why);
+    }
+    std::string not_kept;
+    for (const auto& field : report.fields_not_kept)
+        not_kept += (not_kept.empty() ? "" : ", ") + field;
+    out += fmt::format("Not kept for any tick: {} (the board has no owners; events are by {})\n",
+                       not_kept,
+                       to_string(by));
+    return out;
+}
+
+std::string import_ticks_help() {
+    return R"(Reads tk's .tick/issues/*.json and writes nothing under PATH. Each tick becomes a
+ticket with the label tk:<tick id>; parents and blockers are created first.
+  open                  → backlog (awaiting kept; manual: true → awaiting work)
+  in_progress           → research (started by you: tk has one working state)
+  closed                → done/completed (your approval, closed_reason as its note);
+                          done/wont_do if tk's verdict was rejected (cancelled)
+  notes                 → notes, [human] ones by you, others by the agent; tk's local
+                          note times are read in this machine's time zone
+  acceptance_criteria   → appended to the description
+Reported, not imported: after, target_date, defer_until, external_ref, discovered_from,
+role, base_branch, trace_id, unknown fields, a pending verdict, blockers or parents not in
+the folder, a parent that is not an epic, links that would close a cycle. owner,
+created_by and updated_at are not kept. Refused if a tk:<id> label is already on the board.
+
+Examples:
+  board import-ticks ../old-repo/.tick --dry-run
+  board import-ticks ../old-repo
+  board import-ticks ../old-repo/.tick --json | jq '.unmapped[]'
+)";
+}
+
 }  // namespace board::cli

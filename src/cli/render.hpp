@@ -2,6 +2,7 @@
 // Output for people and for scripts: aligned tables (colour only when asked for), and the
 // JSON summary of a catalog entry that `list`, `ready` and `next --awaiting` print.
 
+#include <board/app.hpp>
 #include <board/catalog.hpp>
 
 #include <string>
@@ -39,6 +40,13 @@ std::string render(const Table& table, bool colour);
 std::string entries_table(const Catalog& catalog,
                           const std::vector<const CatalogEntry*>& entries,
                           bool colour);
+
+/// An import's report as `board import-ticks` prints it: what maps to what, what the board
+/// could not say, and who the events are by.
+std::string import_report_text(const app::ImportReport& report, const Actor& by);
+
+/// The `import-ticks --help` footer: what maps to what, and an example.
+std::string import_ticks_help();
 
 /// Whose turn it is, in one word: the awaiting type, `running`, `blocked`, `agent`, or `-`.
 std::string turn_of(const Catalog& catalog, const CatalogEntry& entry);

@@ -1,14 +1,14 @@
 // The tk tick parser of `board import-ticks`: fields, tk's enums, note lines and their
 // origin, times, and one clear message (file, then line or field) for every malformed file.
 
-#include "cli/import_ticks.hpp"
+#include "app/tick_format.hpp"
 
 #include <board/codec.hpp>
 
 #include <catch2/catch.hpp>
 
 using namespace board;
-using cli::parse_tick;
+using app::parse_tick;
 
 namespace {
 
@@ -30,10 +30,10 @@ std::string error_of(std::string_view text) {
     return std::get<std::string>(parsed);
 }
 
-cli::Tick tick_of(std::string_view text) {
+app::Tick tick_of(std::string_view text) {
     auto parsed = parse_tick(text, "issues/a1b.json");
     if (auto* error = std::get_if<std::string>(&parsed)) FAIL(*error);
-    return std::get<cli::Tick>(parsed);
+    return std::get<app::Tick>(parsed);
 }
 
 /// `minimal` with `"key": value` added before its closing brace.
@@ -44,7 +44,7 @@ std::string with(const std::string& key_value) {
 }  // namespace
 
 TEST_CASE("a minimal tick reads its required fields, owner and friends are not reported",
-          "[cli][import]") {
+          "[app][import]") {
     const auto t = tick_of(minimal);
     CHECK(t.id == "a1b");
     CHECK(t.title == "Retry uploads");
@@ -56,7 +56,7 @@ TEST_CASE("a minimal tick reads its required fields, owner and friends are not r
     CHECK(t.unmapped.empty());
 }
 
-TEST_CASE("workflow fields: requires, awaiting, legacy manual, verdict, links", "[cli][import]") {
+TEST_CASE("workflow fields: requires, awaiting, legacy manual, verdict, links", "[app][import]") {
     const auto t = tick_of(with(R"("requires": "review", "awaiting": "input", "manual": true,
         "verdict": "rejected", "labels": ["backend", "ui"], "blocked_by": ["c3d"],
         "parent": "e5f", "closed_reason": "dup", "acceptance_criteria": "it retries")"));
@@ -77,12 +77,12 @@ TEST_CASE("workflow fields: requires, awaiting, legacy manual, verdict, links", 
 }
 
 TEST_CASE("fields the board cannot keep, and unknown ones, are reported with their value",
-          "[cli][import]") {
+          "[app][import]") {
     const auto t = tick_of(with(R"("after": ["x1y"], "external_ref": "GH-12",
         "target_date": "", "run": {"id": 3}, "defer_until": null)"));
     REQUIRE(t.unmapped.size() == 3);  // empty target_date and null defer_until say nothing
     CHECK(t.unmapped[0] ==
-          cli::Unmapped{
+          app::UnmappedField{
               "a1b", "after", R"(["x1y"])", "the board has no soft order, only blocked_by"});
     CHECK(t.unmapped[1].field == "external_ref");
     CHECK(t.unmapped[1].value == R"("GH-12")");
@@ -92,7 +92,7 @@ TEST_CASE("fields the board cannot keep, and unknown ones, are reported with the
 }
 
 TEST_CASE("a malformed tick file gets one message naming the file and the line or field",
-          "[cli][import]") {
+          "[app][import]") {
     CHECK(error_of("{\n  \"id\": \"a1b\",\n  \"title\": oops\n}").rfind("issues/a1b.json:3:", 0) ==
           0);
     CHECK_THAT(error_of("[1, 2]"), Catch::Contains("expected a JSON object"));
@@ -125,8 +125,8 @@ TEST_CASE("a malformed tick file gets one message naming the file and the line o
 }
 
 TEST_CASE("notes: stamped lines start a note, [human] marks its origin, others continue it",
-          "[cli][import]") {
-    const auto notes = cli::parse_tick_notes(
+          "[app][import]") {
+    const auto notes = app::parse_tick_notes(
         "2026-01-15 10:30 - Tried the retry helper\n"
         "2026-01-15 11:05 - [human] Use exponential backoff\n"
         "and cap it at 30 s\n"
@@ -134,30 +134,30 @@ TEST_CASE("notes: stamped lines start a note, [human] marks its origin, others c
         "2026-01-16 09:00 - PR ready: https://example.com/pr/4\n");
     REQUIRE(notes.size() == 3);
     CHECK(notes[0] ==
-          cli::TickNote{false, "Tried the retry helper", *parse_timestamp("2026-01-15T10:30:00Z")});
+          app::TickNote{false, "Tried the retry helper", *parse_timestamp("2026-01-15T10:30:00Z")});
     CHECK(notes[1].human);
     CHECK(notes[1].text == "Use exponential backoff\nand cap it at 30 s");
     CHECK_FALSE(notes[2].human);
     CHECK(notes[2].wall == *parse_timestamp("2026-01-16T09:00:00Z"));
 
     // Text before any stamp (an edited notes field) is a note of its own, not lost.
-    const auto edited = cli::parse_tick_notes("free text\r\n2026-13-01 10:00 - not a date\n");
+    const auto edited = app::parse_tick_notes("free text\r\n2026-13-01 10:00 - not a date\n");
     REQUIRE(edited.size() == 1);
     CHECK(edited[0].text == "free text\n2026-13-01 10:00 - not a date");
     CHECK_FALSE(edited[0].wall);
-    CHECK(cli::parse_tick_notes("").empty());
+    CHECK(app::parse_tick_notes("").empty());
 }
 
-TEST_CASE("RFC 3339 times as Go writes them", "[cli][import]") {
-    CHECK(cli::parse_rfc3339("2026-01-15T10:30:00Z") == parse_timestamp("2026-01-15T10:30:00Z"));
-    CHECK(cli::parse_rfc3339("2026-01-15T10:30:00.5Z") ==
+TEST_CASE("RFC 3339 times as Go writes them", "[app][import]") {
+    CHECK(app::parse_rfc3339("2026-01-15T10:30:00Z") == parse_timestamp("2026-01-15T10:30:00Z"));
+    CHECK(app::parse_rfc3339("2026-01-15T10:30:00.5Z") ==
           parse_timestamp("2026-01-15T10:30:00.500Z"));
-    CHECK(cli::parse_rfc3339("2026-01-15T12:30:00+02:00") ==
+    CHECK(app::parse_rfc3339("2026-01-15T12:30:00+02:00") ==
           parse_timestamp("2026-01-15T10:30:00Z"));
-    CHECK(cli::parse_rfc3339("2026-01-15T05:00:00.123456-05:30") ==
+    CHECK(app::parse_rfc3339("2026-01-15T05:00:00.123456-05:30") ==
           parse_timestamp("2026-01-15T10:30:00.123Z"));
-    CHECK_FALSE(cli::parse_rfc3339("2026-01-15 10:30:00Z"));
-    CHECK_FALSE(cli::parse_rfc3339("2026-01-15T10:30:00"));
-    CHECK_FALSE(cli::parse_rfc3339("2026-01-15T10:30:00+0200"));
-    CHECK_FALSE(cli::parse_rfc3339(""));
+    CHECK_FALSE(app::parse_rfc3339("2026-01-15 10:30:00Z"));
+    CHECK_FALSE(app::parse_rfc3339("2026-01-15T10:30:00"));
+    CHECK_FALSE(app::parse_rfc3339("2026-01-15T10:30:00+0200"));
+    CHECK_FALSE(app::parse_rfc3339(""));
 }

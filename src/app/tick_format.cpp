@@ -1,7 +1,7 @@
 // tk's tick files read: `.tick/issues/<id>.json` objects and the `notes` text, each failure
-// named by file and line or field (import_ticks.hpp). The import itself is import_ticks.cpp.
+// named by file and line or field (tick_format.hpp). The import itself is import_ticks.cpp.
 
-#include "cli/import_ticks.hpp"
+#include "app/tick_format.hpp"
 
 #include <board/board_config.hpp>
 #include <board/board_dir.hpp>
@@ -24,7 +24,7 @@
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-namespace board::cli {
+namespace board::app {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
@@ -368,4 +368,4 @@ std::variant<Tick, std::string> parse_tick(std::string_view text, std::string_vi
     return t;
 }
 
-}  // namespace board::cli
+}  // namespace board::app

@@ -7,7 +7,7 @@
 //   3. write: claim an id, append the tick's events in one durable append, refresh the
 //      snapshot; the next tick's events name the ids actually claimed.
 
-#include "cli/import_ticks.hpp"
+#include "app/tick_format.hpp"
 
 #include <board/board_config.hpp>
 #include <board/board_dir.hpp>
@@ -30,7 +30,7 @@
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-namespace board::cli {
+namespace board::app {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
@@ -44,13 +44,7 @@ struct Planned {
     std::vector<std::string> blockers;  ///< tick ids in the folder
 };
 
-/// A tick's status on the board after import, for the report.
-struct Imported {
-    std::string tick;
-    std::string id;
-    std::string title;
-    std::string status;
-};
+using Imported = ImportReport::Imported;
 
 /// Local wall-clock time (tk's note stamps) to UTC, through the importing machine's zone.
 UnixMillis local_to_utc(UnixMillis wall) {
@@ -68,7 +62,7 @@ std::vector<Event> events_for(const Planned& p,
                               const std::string& id,
                               const std::map<std::string, std::string>& ids,
                               const Actor& human,
-                              std::vector<Unmapped>* unmapped) {
+                              std::vector<UnmappedField>* unmapped) {
     const Tick& t = *p.tick;
     auto report = [&](std::string field, std::string value, std::string why) {
         if (unmapped)
@@ -190,56 +184,15 @@ std::string describe_status(const Ticket& t) {
     return s;
 }
 
-std::string render(const fs::path& source,
-                   bool dry_run,
-                   const std::vector<Imported>& imported,
-                   const std::vector<Unmapped>& unmapped,
-                   const Actor& by,
-                   bool as_json) {
-    if (as_json) {
-        json::array tickets, lines;
-        for (const auto& i : imported)
-            tickets.push_back(json::object{
-                {"tick", i.tick}, {"id", i.id}, {"title", i.title}, {"status", i.status}});
-        for (const auto& u : unmapped)
-            lines.push_back(json::object{
-                {"tick", u.tick}, {"field", u.field}, {"value", u.value}, {"why", u.why}});
-        json::array not_kept;
-        for (const auto f : tick_fields_not_kept) not_kept.emplace_back(f);
-        return json::serialize(json::object{{"source", source.string()},
-                                            {"dry_run", dry_run},
-                                            {"imported", imported.size()},
-                                            {"tickets", tickets},
-                                            {"unmapped", lines},
-                                            {"not_kept", not_kept}}) +
-               "\n";
-    }
-    std::string out = fmt::format("{} {} tick(s) from {}\n",
-                                  dry_run ? "Would import" : "Imported",
-                                  imported.size(),
-                                  source.string());
-    for (const auto& i : imported)
-        out += fmt::format("  {:<6} → {:<10} {:<32} {}\n", i.tick, i.id, i.status, i.title);
-    if (!unmapped.empty()) {
-        out += fmt::format("Not mapped ({}):\n", unmapped.size());
-        for (const auto& u : unmapped)
-            out += fmt::format("  {:<6} {}: {} ({})\n", u.tick, u.field, u.value, u.why);
-    }
-    out += fmt::format(
-        "Not kept for any tick: owner, created_by, updated_at (the board has no owners; "
-        "events are by {})\n",
-        to_string(by));
-    return out;
-}
-
 }  // namespace
 
-CommandOutcome import_ticks(const Context& ctx, const ImportTicksRequest& request) {
-    auto refuse = [](int code, std::string message) {
-        return CommandOutcome{code, {}, "import-ticks: " + std::move(message), {}};
+Result<ImportReport> Board::import_ticks(const ImportTicksRequest& request, const Actor& by) {
+    auto refuse = [](Refusal::Kind kind, std::string message) {
+        return Refusal{kind, "import-ticks: " + std::move(message), {}};
     };
-    if (ctx.by.kind != ActorKind::human)
-        return refuse(1,
+    using Kind = Refusal::Kind;
+    if (by.kind != ActorKind::human)
+        return refuse(Kind::refused,
                       "inside an agent run (BOARD_RUN is set): only a human imports a board, as "
                       "the import gives verdicts and moves tickets");
 
@@ -248,14 +201,14 @@ CommandOutcome import_ticks(const Context& ctx, const ImportTicksRequest& reques
     fs::path tick_dir = request.source;
     if (!fs::is_directory(tick_dir / "issues", ec)) tick_dir = request.source / ".tick";
     if (!fs::is_directory(tick_dir / "issues", ec))
-        return refuse(2,
+        return refuse(Kind::invalid,
                       fmt::format("{} holds no issues/ folder and no .tick/issues/ (expected tk's "
                                   ".tick folder or the repository that has one)",
                                   request.source.string()));
 
     // 1. Parse every tick file, in name order. The source is only ever opened for reading.
     std::vector<fs::path> files;
-    std::vector<Unmapped> unmapped;
+    std::vector<UnmappedField> unmapped;
     for (const auto& entry : fs::directory_iterator(tick_dir / "issues", ec)) {
         const auto name = entry.path().filename().string();
         if (entry.is_regular_file(ec) && entry.path().extension() == ".json") {
@@ -269,7 +222,8 @@ CommandOutcome import_ticks(const Context& ctx, const ImportTicksRequest& reques
     }
     if (ec)
         return refuse(
-            3, fmt::format("cannot read {}: {}", (tick_dir / "issues").string(), ec.message()));
+            Kind::storage,
+            fmt::format("cannot read {}: {}", (tick_dir / "issues").string(), ec.message()));
     std::sort(files.begin(), files.end());
     std::vector<Tick> ticks;
     std::vector<std::string> names;
@@ -278,13 +232,14 @@ CommandOutcome import_ticks(const Context& ctx, const ImportTicksRequest& reques
         std::ifstream in{path, std::ios::binary};
         std::ostringstream text;
         text << in.rdbuf();
-        if (!in && !in.eof()) return refuse(3, fmt::format("cannot read {}", path.string()));
+        if (!in && !in.eof())
+            return refuse(Kind::storage, fmt::format("cannot read {}", path.string()));
         auto parsed = parse_tick(text.str(), (tick_dir / name).string());
         if (auto* error = std::get_if<std::string>(&parsed))
-            return refuse(1, *error + "; nothing imported");
+            return refuse(Kind::refused, *error + "; nothing imported");
         Tick& tick = std::get<Tick>(parsed);
         if (tick.id != path.stem().string())
-            return refuse(1,
+            return refuse(Kind::refused,
                           fmt::format("{}: field \"id\": \"{}\" does not match the file name; "
                                       "nothing imported",
                                       (tick_dir / name).string(),
@@ -293,11 +248,13 @@ CommandOutcome import_ticks(const Context& ctx, const ImportTicksRequest& reques
         names.push_back(name);
     }
     if (ticks.empty())
-        return refuse(1, fmt::format("{} holds no tick (issues/*.json)", tick_dir.string()));
+        return refuse(Kind::refused,
+                      fmt::format("{} holds no tick (issues/*.json)", tick_dir.string()));
 
     // Already imported? The `tk:<id>` labels say so.
-    auto loaded = load_catalog(ctx.board);
-    if (auto* error = std::get_if<CatalogError>(&loaded)) return refuse(3, error->message);
+    auto loaded = load_catalog(root_);
+    if (auto* error = std::get_if<CatalogError>(&loaded))
+        return refuse(Kind::storage, error->message);
     std::map<std::string, std::size_t> index;
     for (std::size_t i = 0; i < ticks.size(); ++i) index[ticks[i].id] = i;
     std::vector<std::string> again;
@@ -310,7 +267,7 @@ CommandOutcome import_ticks(const Context& ctx, const ImportTicksRequest& reques
     if (!again.empty()) {
         std::string list;
         for (const auto& a : again) list += (list.empty() ? "" : ", ") + a;
-        return refuse(1,
+        return refuse(Kind::refused,
                       fmt::format("already imported ({}; see board list --all -l tk:<id>); "
                                   "nothing imported",
                                   list));
@@ -394,25 +351,26 @@ CommandOutcome import_ticks(const Context& ctx, const ImportTicksRequest& reques
     for (const std::size_t i : by_age)
         if (state[i] == 0) visit(visit, i);
 
-    auto config = load_board_config(ctx.board / "board.yaml");
+    auto config = load_board_config(root_ / "board.yaml");
     if (!config)
         return refuse(
-            3, fmt::format("{}: {}", (ctx.board / "board.yaml").string(), config.error().message));
+            Kind::storage,
+            fmt::format("{}: {}", (root_ / "board.yaml").string(), config.error().message));
     const std::string prefix = config.value().prefix;
 
     // Fold every ticket's events with the ids they will most likely get: a refusal here is
     // found before anything is written (the reducer checks ids by form, not by number).
     std::map<std::string, std::string> ids;
-    long n = next_number(ctx.board, prefix);
+    long n = next_number(root_, prefix);
     for (const std::size_t i : order) ids[ticks[i].id] = fmt::format("{}-{}", prefix, n++);
     std::vector<Imported> imported;
     for (const std::size_t i : order) {
         const Planned& p = plans[i];
-        const auto events = events_for(p, ids.at(p.tick->id), ids, ctx.by, &unmapped);
+        const auto events = events_for(p, ids.at(p.tick->id), ids, by, &unmapped);
         const Folded folded = fold(events);
         if (folded.failure) {
             const auto& [at, why] = *folded.failure;
-            return refuse(1,
+            return refuse(Kind::refused,
                           fmt::format("tick {} ({}): the board refuses its {} event: {}; nothing "
                                       "imported",
                                       p.tick->id,
@@ -423,76 +381,59 @@ CommandOutcome import_ticks(const Context& ctx, const ImportTicksRequest& reques
         imported.push_back(
             {p.tick->id, ids.at(p.tick->id), p.tick->title, describe_status(folded.ticket)});
     }
-    if (request.dry_run)
-        return {0, render(tick_dir, true, imported, unmapped, ctx.by, ctx.json), {}, {}};
+    ImportReport report;
+    report.source = tick_dir;
+    report.unmapped = std::move(unmapped);
+    for (const auto field : tick_fields_not_kept) report.fields_not_kept.emplace_back(field);
+    if (request.dry_run) {
+        report.dry_run = true;
+        report.imported = std::move(imported);
+        return report;
+    }
 
     // 3. Write, tick by tick, naming the ids actually claimed.
-    imported.clear();
-    CommandOutcome out;
     ids.clear();
     for (const std::size_t i : order) {
         const Planned& p = plans[i];
-        auto id = allocate_ticket_id(ctx.board, prefix);
+        auto id = allocate_ticket_id(root_, prefix);
         if (!id) {
-            out.exit_code = 3;
-            out.message = fmt::format("import-ticks: tick {}: {}; {} tick(s) imported before it",
-                                      p.tick->id,
-                                      id.error().message,
-                                      imported.size());
+            report.stopped = refuse(Kind::storage,
+                                    fmt::format("tick {}: {}; {} tick(s) imported before it",
+                                                p.tick->id,
+                                                id.error().message,
+                                                report.imported.size()));
             break;
         }
         ids[p.tick->id] = id.value();
-        const fs::path dir = ctx.board / "tickets" / id.value();
-        auto result = append_events(dir, events_for(p, id.value(), ids, ctx.by, nullptr), 0);
+        const fs::path dir = root_ / "tickets" / id.value();
+        auto result = append_events(dir, events_for(p, id.value(), ids, by, nullptr), 0);
         if (const auto* ok = std::get_if<Committed>(&result)) {
-            if (auto failed = write_snapshot(dir, *ok->ticket)) out.warnings.push_back(*failed);
-            imported.push_back(
+            if (auto failed = write_snapshot(dir, *ok->ticket)) report.warnings.push_back(*failed);
+            report.imported.push_back(
                 {p.tick->id, id.value(), p.tick->title, describe_status(*ok->ticket)});
             continue;
         }
         // Nothing was written for this id: give the number back, as create does.
         fs::remove_all(dir, ec);
         std::string why;
-        out.exit_code = 3;
+        Kind kind = Kind::storage;
         if (const auto* no = std::get_if<Refused>(&result)) {
             why = no->rejection.message;
-            out.exit_code = 1;
+            kind = Kind::refused;
         } else if (const auto* conflict = std::get_if<Conflict>(&result)) {
             why = conflict->message;
         } else {
             why = std::get<LogError>(result).message;
         }
-        out.message = fmt::format("import-ticks: tick {} ({}): {}; {} tick(s) imported before it",
-                                  p.tick->id,
-                                  p.file,
-                                  why,
-                                  imported.size());
+        report.stopped = refuse(kind,
+                                fmt::format("tick {} ({}): {}; {} tick(s) imported before it",
+                                            p.tick->id,
+                                            p.file,
+                                            why,
+                                            report.imported.size()));
         break;
     }
-    out.output = render(tick_dir, false, imported, unmapped, ctx.by, ctx.json);
-    return out;
+    return report;
 }
 
-std::string import_ticks_help() {
-    return R"(Reads tk's .tick/issues/*.json and writes nothing under PATH. Each tick becomes a
-ticket with the label tk:<tick id>; parents and blockers are created first.
-  open                  → backlog (awaiting kept; manual: true → awaiting work)
-  in_progress           → research (started by you: tk has one working state)
-  closed                → done/completed (your approval, closed_reason as its note);
-                          done/wont_do if tk's verdict was rejected (cancelled)
-  notes                 → notes, [human] ones by you, others by the agent; tk's local
-                          note times are read in this machine's time zone
-  acceptance_criteria   → appended to the description
-Reported, not imported: after, target_date, defer_until, external_ref, discovered_from,
-role, base_branch, trace_id, unknown fields, a pending verdict, blockers or parents not in
-the folder, a parent that is not an epic, links that would close a cycle. owner,
-created_by and updated_at are not kept. Refused if a tk:<id> label is already on the board.
-
-Examples:
-  board import-ticks ../old-repo/.tick --dry-run
-  board import-ticks ../old-repo
-  board import-ticks ../old-repo/.tick --json | jq '.unmapped[]'
-)";
-}
-
-}  // namespace board::cli
+}  // namespace board::app
