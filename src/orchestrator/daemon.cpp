@@ -147,9 +147,6 @@ private:
         Clock::time_point started;
         Status from = Status::backlog;  ///< the ticket's column before the run
         bool on_log = false;            ///< its `run-started` is durable
-        /// The agent has exited: its slot is free for another agent while the outcome is
-        /// written; the ticket stays held until the outcome is on the log.
-        bool agent_ended = false;
     };
 
     int lock_board() {
@@ -344,8 +341,7 @@ private:
             hold.available_at = it->second.available_at;
             return hold;
         };
-        input.running = static_cast<int>(std::count_if(
-            running_.begin(), running_.end(), [](const auto& r) { return !r.second.agent_ended; }));
+        input.running = static_cast<int>(running_.size());
         for (const auto& [running_id, run] : running_)
             if (!run.on_log) input.starting.push_back(StartingRun{run.from, run.phase});
         input.max_parallel = config_.daemon.max_parallel;
@@ -361,9 +357,8 @@ private:
     // ---- running ------------------------------------------------------------------------
 
     /// Takes a slot for `id` now (the planner counts it from here), then runs it: its
-    /// `run-started` on the log, the agent, the outcome on the log. The slot (max_parallel
-    /// counts agents) is given back when the agent has ended; the ticket is held until its
-    /// outcome is durable.
+    /// `run-started` on the log, the agent, the outcome on the log; the slot is given back
+    /// when the outcome is durable.
     void begin_run(const std::string& id, const StartRun& start) {
         const auto before = known_.all().at(id).ticket;
         const std::string run_id = fmt::format("{:04}", before->runs_total + 1);
@@ -413,9 +408,6 @@ private:
         reporter_.running(id, start.phase, run_id, agent);
         StartedRun run{std::move(agent), start.phase, run_id};
         auto record = co_await execute_run(run_context_, id, **started, std::move(run));
-        running_.at(id).agent_ended = true;
-        reporter_.stopped(id);
-        wake();
         if (!record) {
             app::Author interrupted = [=](const Ticket&) {
                 return std::vector<Authored>{
