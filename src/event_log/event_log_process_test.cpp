@@ -192,6 +192,7 @@ TEST_CASE("event log: a writer killed with SIGKILL at any moment loses no acknow
         must_be<Loaded>(parent.load());  // brings the parent's cache (and the child's) up to date
         const fs::path out = tmp.path() / "acked";
         const pid_t pid = fork_writer(parent, out);
+        // The scenario: a kill at a random moment of the writer's work, not a wait for it.
         std::this_thread::sleep_for(
             std::chrono::microseconds{std::uniform_int_distribution<int>{0, 8'000}(random)});
         ::kill(pid, SIGKILL);

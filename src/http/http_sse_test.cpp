@@ -24,9 +24,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -176,16 +178,26 @@ TEST_CASE("SSE: 50 subscribers get 5,000 events in order - a resume gets exactly
 
     asio::io_context clients;
     std::vector<SseClient> subs(subscribers);
-    std::atomic<int> ready{0};
+    // How many clients have their hello: counted on the clients' thread, waited for here.
+    std::mutex ready_mutex;
+    std::condition_variable ready_changed;
+    int ready = 0;
+    const auto one_more_ready = [&] {
+        {
+            const std::lock_guard<std::mutex> lock{ready_mutex};
+            ++ready;
+        }
+        ready_changed.notify_all();
+    };
     for (auto& sub : subs) {
         asio::co_spawn(clients,
                        sub.run(port,
                                "/api/events",
                                "",
-                               [&ready, &sub](const std::vector<Frame>& frames) {
+                               [&one_more_ready, &sub](const std::vector<Frame>& frames) {
                                    if (!frames.empty() && !sub.counted) {  // the hello
                                        sub.counted = true;
-                                       ++ready;
+                                       one_more_ready();
                                    }
                                    return count_events(frames) >= total;
                                }),
@@ -200,16 +212,17 @@ TEST_CASE("SSE: 50 subscribers get 5,000 events in order - a resume gets exactly
                              [&](const std::vector<Frame>& frames) {
                                  if (!frames.empty() && !early.counted) {
                                      early.counted = true;
-                                     ++ready;
+                                     one_more_ready();
                                  }
                                  return count_events(frames) >= 1000;
                              }),
                    asio::detached);
     std::thread client_thread([&] { clients.run(); });
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (ready < subscribers + 1 && std::chrono::steady_clock::now() < until)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    REQUIRE(ready == subscribers + 1);
+    {
+        std::unique_lock<std::mutex> lock{ready_mutex};
+        REQUIRE(ready_changed.wait_for(
+            lock, std::chrono::seconds(30), [&] { return ready == subscribers + 1; }));
+    }
 
     const auto started = std::chrono::steady_clock::now();
     std::vector<EventLog> logs;
@@ -296,21 +309,25 @@ TEST_CASE("SSE: an unknown Last-Event-ID gets a reset - ?ticket= resumes from th
     REQUIRE(reset.frames.size() == 1);
     CHECK(reset.frames[0].event == "reset");
 
+    // Resumed from the log (a:3), then live: the next appends are made once a:3 has come.
     SseClient per_ticket;
+    bool appended = false;
     asio::co_spawn(io,
                    per_ticket.run(port,
                                   "/api/events?ticket=" + a,
                                   a + ":2",
-                                  [](const auto& f) { return count_events(f) >= 4; }),
+                                  [&](const auto& f) {
+                                      if (!appended && count_events(f) >= 1) {
+                                          appended = true;
+                                          board.append(b, {NoteAdded{"elsewhere"}});
+                                          board.append(a, {NoteAdded{"4"}, NoteAdded{"5"}});
+                                      }
+                                      return count_events(f) >= 4;
+                                  }),
                    asio::detached);
-    std::thread writer([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        board.append(b, {NoteAdded{"elsewhere"}});
-        board.append(a, {NoteAdded{"4"}, NoteAdded{"5"}});
-    });
     io.restart();
     io.run();
-    writer.join();
+    CHECK(appended);
     std::vector<std::string> got;
     for (const auto& f : per_ticket.frames)
         if (f.event.empty()) got.push_back(f.id);

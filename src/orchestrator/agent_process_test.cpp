@@ -1,5 +1,7 @@
 #include "orchestrator/agent_process.hpp"
 
+#include "support/wait.hpp"
+
 #include <board/agent_output.hpp>
 
 #include <boost/asio/co_spawn.hpp>
@@ -104,13 +106,14 @@ TEST_CASE("a hung agent is stopped at its timeout with its grandchildren") {
     Scratch s;
     const auto pid_file = s.dir / "grandchild.pid";
     const auto started = std::chrono::steady_clock::now();
+    // The scenario: an agent (and its grandchild) that would sleep far past the timeout.
     const auto out = run_all({shell(
         s, "sleep 300 & echo $! > " + pid_file.string() + "; trap '' TERM; sleep 300", 300ms)});
     const auto took = std::chrono::steady_clock::now() - started;
     CHECK(out[0].timed_out);
     CHECK(took < 5s);  // SIGTERM ignored: SIGKILL after the 200 ms grace
     const int grandchild = std::stoi(read_file(pid_file));
-    std::this_thread::sleep_for(50ms);
+    CHECK(board::testing::wait_for_end(grandchild, 10s));
     CHECK_FALSE(alive(grandchild));
     CHECK(read_file(s.dir / "run.log").find("timed out after 300ms") != std::string::npos);
 }
@@ -119,7 +122,7 @@ TEST_CASE("a second agent in the same io_context is still killed at its timeout"
     // The Boost.Process v2 pidfd trap (design/toolchain.md §3, snag 5).
     Scratch s;
     auto quick = shell(s, "true");
-    auto hung = shell(s, "sleep 30", 200ms);
+    auto hung = shell(s, "sleep 30", 200ms);  // the scenario: an agent hung past its timeout
     const auto started = std::chrono::steady_clock::now();
     const auto out = run_all({quick, hung, shell(s, "exit 4")});
     CHECK(std::chrono::steady_clock::now() - started < 5s);
@@ -132,6 +135,7 @@ TEST_CASE("many agents at once each get their own outcome") {
     Scratch s;
     std::vector<LaunchSpec> specs;
     for (int i = 0; i < 24; ++i) {
+        // The scenario: every fourth agent hangs past its timeout, the others exit at once.
         auto spec =
             i % 4 == 0 ? shell(s, "sleep 5", 150ms) : shell(s, "exit " + std::to_string(i % 7));
         spec.log_file = s.dir / ("run-" + std::to_string(i) + ".log");
@@ -183,6 +187,7 @@ TEST_CASE("interrupt stops the group gracefully, then by force") {
     auto process = std::make_shared<AgentProcess>(io.get_executor());
     ProcessOutcome out;
     asio::co_spawn(io,
+                   // The scenario: an agent that ignores SIGTERM and would run on.
                    process->run(shell(s, "trap '' TERM; sleep 30")),
                    [&](std::exception_ptr, ProcessOutcome o) { out = std::move(o); });
     asio::steady_timer later(io, 200ms);
@@ -201,7 +206,7 @@ TEST_CASE("an agent its dialect calls hopeless is stopped at once, with its own 
                             "echo '{\"type\":\"thread.started\",\"thread_id\":\"t\"}'; "
                             "echo '{\"type\":\"error\",\"message\":\"Reconnecting... waiting for "
                             "network (Connection failed: error sending request)\"}'; "
-                            "exec sleep 600");
+                            "exec sleep 600");  // the scenario: it waits for a network
     spec.reader = board::make_output_reader(board::DialectKind::codex, {});
     spec.timeout = std::chrono::minutes{5};
     spec.grace = std::chrono::seconds{2};

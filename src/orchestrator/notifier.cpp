@@ -216,8 +216,13 @@ void Notifier::notify(const Notification& notification) {
     ++started_;
 }
 
-void Notifier::reap() {
-    const auto now = std::chrono::steady_clock::now();
+std::vector<int> Notifier::in_flight_pids() const {
+    std::vector<int> pids;
+    for (const auto& command : running_) pids.push_back(command.pid);
+    return pids;
+}
+
+void Notifier::reap(std::chrono::steady_clock::time_point now) {
     for (auto it = running_.begin(); it != running_.end();) {
         int status = 0;
         const pid_t done = ::waitpid(it->pid, &status, WNOHANG);

@@ -68,11 +68,15 @@ public:
     void notify_changes(const Ticket& before, const Ticket& after);
     /// Runs the command for one notification (or drops it when `max_parallel` are running).
     void notify(const Notification& notification);
-    /// Collects finished commands; kills those running longer than the timeout. Cheap: call
-    /// it from the daemon's poll tick too, so a timed-out command dies without new news.
-    void reap();
+    /// Collects finished commands; kills those running longer than the timeout at `now`.
+    /// Cheap: call it from the daemon's poll tick too, so a timed-out command dies without new
+    /// news.
+    void reap(std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
 
     std::size_t in_flight() const { return running_.size(); }
+
+    /// The process ids of the commands in flight (each its process group's id).
+    std::vector<int> in_flight_pids() const;
 
     std::size_t started() const { return started_; }
 

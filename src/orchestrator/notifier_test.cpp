@@ -3,6 +3,7 @@
 #include "orchestrator/notifier.hpp"
 
 #include "support/temp_dir.hpp"
+#include "support/wait.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
@@ -17,6 +18,7 @@
 
 using namespace board;
 using namespace board::orchestrator;
+using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
 namespace {
@@ -51,12 +53,10 @@ std::string slurp(const fs::path& file) {
     return s.str();
 }
 
+/// Waits for every command in flight to end, then reaps them.
 void wait_idle(Notifier& n) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (n.in_flight() > 0 && std::chrono::steady_clock::now() < until) {
-        n.reap();
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    for (const int pid : n.in_flight_pids()) CHECK(board::testing::wait_for_end(pid, 20s));
+    n.reap();
 }
 
 }  // namespace
@@ -145,8 +145,7 @@ TEST_CASE("notifying never waits: bounded in flight, killed after the timeout", 
     CHECK(notifier.started() == 2);
     CHECK(notifier.dropped() == 1);
     CHECK(notifier.in_flight() == 2);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    notifier.reap();  // kills both groups
+    notifier.reap(std::chrono::steady_clock::now() + 300ms);  // past the timeout: kills both groups
     wait_idle(notifier);
     CHECK(notifier.in_flight() == 0);
     CHECK(notifier.failed() == 2);

@@ -130,26 +130,25 @@ struct Repo {
     bool wait_all(const std::vector<std::string>& ids,
                   const std::function<bool(const Ticket&)>& condition,
                   std::chrono::seconds limit = 240s) const {
-        const auto deadline = std::chrono::steady_clock::now() + limit;
-        for (;;) {
-            const bool all = std::all_of(ids.begin(), ids.end(), [&](const std::string& id) {
+        std::vector<std::filesystem::path> folders;
+        for (const auto& id : ids) folders.push_back(root / "tickets" / id);
+        const bool all = board::testing::wait_until(folders, limit, [&] {
+            return std::all_of(ids.begin(), ids.end(), [&](const std::string& id) {
                 auto loaded = load_ticket(root / "tickets" / id);
                 const auto* ok = std::get_if<Loaded>(&loaded);
                 return ok && condition(ok->ticket);
             });
-            if (all) return true;
-            if (std::chrono::steady_clock::now() > deadline) {
-                for (const auto& id : ids) {
-                    const Ticket t = ticket(id);
-                    std::string last_note = t.notes.empty() ? "" : t.notes.back().text;
-                    UNSCOPED_INFO(id << ": " << to_string(t.status) << ", awaiting "
-                                     << (t.awaiting ? to_string(*t.awaiting) : "agent") << ", runs "
-                                     << t.runs_total << ", last note: " << last_note);
-                }
-                return false;
+        });
+        if (!all) {
+            for (const auto& id : ids) {
+                const Ticket t = ticket(id);
+                std::string last_note = t.notes.empty() ? "" : t.notes.back().text;
+                UNSCOPED_INFO(id << ": " << to_string(t.status) << ", awaiting "
+                                 << (t.awaiting ? to_string(*t.awaiting) : "agent") << ", runs "
+                                 << t.runs_total << ", last note: " << last_note);
             }
-            std::this_thread::sleep_for(50ms);
         }
+        return all;
     }
 
     void stop(Child& daemon) const {

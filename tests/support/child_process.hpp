@@ -2,6 +2,8 @@
 // Real processes for end-to-end tests: started with posix_spawn, stdout and stderr in files,
 // waited for with a deadline. Header-only, Catch2 for the failures.
 
+#include "support/wait.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -42,19 +44,14 @@ struct Child {
 
     /// Waits up to `limit`, then SIGKILLs. Returns the exit code (128+signal if killed).
     int wait(std::chrono::milliseconds limit = std::chrono::seconds{120}, rusage* usage = nullptr) {
-        const auto deadline = std::chrono::steady_clock::now() + limit;
         int status = 0;
         rusage local{};
-        for (;;) {
-            const pid_t r = ::wait4(pid, &status, WNOHANG, usage ? usage : &local);
-            if (r == pid) break;
-            if (std::chrono::steady_clock::now() > deadline) {
-                ::kill(pid, SIGKILL);
-                ::wait4(pid, &status, 0, usage ? usage : &local);
-                FAIL("process " << pid << " did not finish in time; stderr: " << read_file(err));
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds{5});
+        if (!wait_for_end(pid, limit)) {
+            ::kill(pid, SIGKILL);
+            ::wait4(pid, &status, 0, usage ? usage : &local);
+            FAIL("process " << pid << " did not finish in time; stderr: " << read_file(err));
         }
+        ::wait4(pid, &status, 0, usage ? usage : &local);
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
 

@@ -1,0 +1,70 @@
+#pragma once
+// Waiting for what a test expects, with a deadline, on the event that brings it: a change in
+// a folder (inotify) or the end of a process (a pidfd). Never a nap of a fixed length, so a
+// loaded machine only makes a test slower, not wrong.
+
+#include <chrono>
+#include <filesystem>
+#include <poll.h>
+#include <sys/inotify.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <vector>
+
+namespace board::testing {
+
+/// Returns once `holds()` is true, or false when `timeout` passes first. `holds` is looked at
+/// first, then again after each change inotify reports in one of `folders` (a file created,
+/// written, renamed in or removed: what a log append, a rename into place or a new socket
+/// does). A folder that does not exist yet is watched from the time it does (its parent's
+/// change is a change too).
+template <class Predicate>
+bool wait_until(const std::vector<std::filesystem::path>& folders,
+                std::chrono::milliseconds timeout,
+                Predicate holds) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    const int watch = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    constexpr std::uint32_t changes = IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO |
+                                      IN_MOVED_FROM | IN_DELETE | IN_ATTRIB;
+    std::vector<bool> watched(folders.size(), false);
+    const auto watch_what_exists = [&] {
+        for (std::size_t i = 0; i < folders.size(); ++i) {
+            if (watched[i]) continue;
+            if (::inotify_add_watch(watch, folders[i].c_str(), changes) >= 0) {
+                watched[i] = true;
+            } else if (folders[i].has_parent_path()) {
+                ::inotify_add_watch(watch, folders[i].parent_path().c_str(), changes);
+            }
+        }
+    };
+    bool held = false;
+    for (;;) {
+        watch_what_exists();  // before looking: a change after the look is never missed
+        if ((held = holds())) break;
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) break;
+        pollfd ready{watch, POLLIN, 0};
+        if (::poll(&ready, 1, static_cast<int>(left.count())) > 0) {
+            alignas(inotify_event) char drained[16 * 1024];
+            while (::read(watch, drained, sizeof drained) > 0) {
+            }
+        }
+    }
+    ::close(watch);
+    return held;
+}
+
+/// Whether process `pid` (any process, not only a child) ended within `timeout`. A child's
+/// exit status is left for waitpid.
+inline bool wait_for_end(pid_t pid, std::chrono::milliseconds timeout) {
+    const int process = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    if (process < 0) return true;  // no such process: it has ended (and been reaped)
+    pollfd ended{process, POLLIN, 0};
+    const bool done = ::poll(&ended, 1, static_cast<int>(timeout.count())) > 0;
+    ::close(process);
+    return done;
+}
+
+}  // namespace board::testing
