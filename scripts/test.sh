@@ -31,6 +31,9 @@ done
 (cd build/ci-release && ./bench/board_daemon_bench src/orchestrator/board-daemon bench/board_null_agent \
   bench/board_gen --tickets 20 --rounds 1 --rss-tickets 200 >/dev/null)
 echo "ok  board_daemon_bench"
+(cd build/ci-release && ./bench/board_approve_latency src/orchestrator/board-daemon src/cli/board \
+  bench/board_null_agent --approvals 3 >/dev/null)
+echo "ok  board_approve_latency"
 bench/cli_bench.sh build/ci-release 3 >/dev/null 2>&1
 echo "ok  bench/cli_bench.sh"
 

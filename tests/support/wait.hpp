@@ -3,6 +3,7 @@
 // a folder (inotify) or the end of a process (a pidfd). Never a nap of a fixed length, so a
 // loaded machine only makes a test slower, not wrong.
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <poll.h>
@@ -18,7 +19,8 @@ namespace board::testing {
 /// first, then again after each change inotify reports in one of `folders` (a file created,
 /// written, renamed in or removed: what a log append, a rename into place or a new socket
 /// does). A folder that does not exist yet is watched from the time it does (its parent's
-/// change is a change too).
+/// change is a change too). Where inotify cannot be had (this user holds every instance it
+/// may), it looks every 10 ms instead.
 template <class Predicate>
 bool wait_until(const std::vector<std::filesystem::path>& folders,
                 std::chrono::milliseconds timeout,
@@ -46,13 +48,14 @@ bool wait_until(const std::vector<std::filesystem::path>& folders,
             deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) break;
         pollfd ready{watch, POLLIN, 0};
-        if (::poll(&ready, 1, static_cast<int>(left.count())) > 0) {
+        const int wait_ms = watch < 0 ? 10 : static_cast<int>(left.count());
+        if (::poll(&ready, 1, std::min(wait_ms, static_cast<int>(left.count()))) > 0) {
             alignas(inotify_event) char drained[16 * 1024];
             while (::read(watch, drained, sizeof drained) > 0) {
             }
         }
     }
-    ::close(watch);
+    if (watch >= 0) ::close(watch);
     return held;
 }
 
