@@ -21,37 +21,26 @@
 #include <board/agent_dialect.hpp>
 #include <board/agent_output.hpp>
 #include <board/app.hpp>
-#include <board/artifact.hpp>
 #include <board/board_dir.hpp>
 #include <board/catalog.hpp>
 #include <board/event_log.hpp>
 #include <board/next_action.hpp>
-#include <board/sandbox.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/json.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <csignal>
-#include <cstring>
-#include <fcntl.h>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
-#include <sstream>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 #include <unordered_map>
@@ -426,18 +415,6 @@ private:
     void commit_outcome(const std::string& id, const RunRecord& record) {
         const auto outcome = std::make_shared<const RunRecord>(record);
         if (!commit(id, finishing(outcome, true))) commit(id, finishing(outcome, false));
-    }
-
-    /// The events that end a run: the whole outcome batch, or only its last event (which
-    /// finishes the run) when the reducer refused the whole (a question or artifact it would
-    /// not take): the run must still end, or the ticket would wait for it forever.
-    static app::Author finishing(std::shared_ptr<const RunRecord> outcome, bool whole) {
-        return [outcome, whole](const Ticket& t) {
-            auto batch = outcome_batch(t, *outcome);
-            if (whole) return batch;
-            std::vector<Authored> last{std::move(batch.back())};
-            return last;
-        };
     }
 
     // ---- recovery -----------------------------------------------------------------------

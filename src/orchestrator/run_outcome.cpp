@@ -116,4 +116,13 @@ std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& recor
     return batch;
 }
 
+app::Author finishing(std::shared_ptr<const RunRecord> record, bool whole) {
+    return [record, whole](const Ticket& t) {
+        auto batch = outcome_batch(t, *record);
+        if (whole) return batch;
+        std::vector<Authored> last{std::move(batch.back())};
+        return last;
+    };
+}
+
 }  // namespace board::orchestrator

@@ -9,6 +9,7 @@
 #include <board/event.hpp>
 #include <board/ticket.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,5 +42,11 @@ using Authored = app::Authored;
 /// matter), the artifact when it is new or changed, the questions asked (a run that failed
 /// asks none: it is retried), and last `run-finished` with the one signal that counts.
 std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& record);
+
+/// What ends a run, built from the ticket as it is when written: the whole outcome batch, or
+/// (`whole` false, after the reducer refused the whole: a question or artifact it would not
+/// take) only its last event, `run-finished`, since the run must end or the ticket would wait
+/// for it forever.
+app::Author finishing(std::shared_ptr<const RunRecord> record, bool whole);
 
 }  // namespace board::orchestrator
