@@ -129,8 +129,13 @@ std::string default_board_yaml(std::string_view prefix = "PROJ");
 /// True if `prefix` matches ^[A-Z][A-Z0-9]{0,15}$ (the id part before `-N`).
 bool is_valid_prefix(std::string_view prefix);
 
-/// Parses `500ms`, `10s`, `5m`, `1h`: digits then exactly one unit, no sign, no spaces.
-/// nullopt for anything else, including values that overflow.
+/// The longest duration any setting takes: 30 days, longer than any run, poll or wait a board
+/// needs, and far inside every clock's range (a timer set 3,000,000 h ahead overflows the
+/// steady clock and fires at once, or never).
+inline constexpr std::chrono::milliseconds max_duration = std::chrono::hours{720};
+
+/// Parses `500ms`, `10s`, `5m`, `1h`: digits then exactly one unit, no sign, no spaces, at most
+/// max_duration. nullopt for anything else.
 std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
 
 /// The shortest exact spelling parse_duration reads back: 1800000ms → `30m`.

@@ -195,8 +195,9 @@ double read_money(const Field& f) {
 }
 
 milliseconds read_duration(const Field& f, bool allow_zero) {
-    const std::string_view expected = allow_zero ? "a duration like 500ms, 10s, 5m or 1h"
-                                                 : "a positive duration like 500ms, 10s, 5m or 1h";
+    const std::string_view expected =
+        allow_zero ? "a duration like 500ms, 10s, 5m or 1h, at most 720h"
+                   : "a positive duration like 500ms, 10s, 5m or 1h, at most 720h";
     const std::string& text = scalar(f, expected);
     const auto d = parse_duration(text);
     if (!d || (!allow_zero && d->count() == 0)) {

@@ -78,7 +78,7 @@ std::optional<milliseconds> parse_duration(std::string_view text) {
     std::int64_t count = 0;
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + digits, count);
     if (ec != std::errc{} || ptr != text.data() + digits) return std::nullopt;
-    if (count > INT64_MAX / scale) return std::nullopt;
+    if (count > max_duration.count() / scale) return std::nullopt;
     return milliseconds{count * scale};
 }
 
@@ -94,7 +94,8 @@ std::string default_board_yaml(std::string_view prefix) {
     // Kept in step with BoardConfig's defaults by the round-trip test in board_config_test.
     return fmt::format(R"(# board.yaml: how this board runs (spec: storage.md, agents.md).
 # Every key is optional; the values below are the defaults. An unknown key is an error,
-# so a typo cannot silently change what the agents do. Durations: 500ms, 10s, 5m, 1h.
+# so a typo cannot silently change what the agents do. Durations: 500ms, 10s, 5m, 1h
+# (720h at most).
 
 # Ticket ids are PREFIX-N: an uppercase letter, then up to 15 uppercase letters or digits.
 prefix: {}

@@ -207,6 +207,12 @@ TEST_CASE("board.yaml errors name the key, the line and what was expected") {
         {"daemon:\n  poll: 0s\n", 2, "daemon.poll: expected a positive duration"},
         {"daemon:\n  grace: -5s\n", 2, "daemon.grace: expected a duration like 500ms"},
         {"daemon:\n  debounce: 1.5s\n", 2, "daemon.debounce: expected a duration"},
+        // 30 days at most: a timer that far off overflows the clock (spin, or an instant timeout)
+        {"daemon:\n  poll: 3000000h\n",
+         2,
+         "daemon.poll: expected a positive duration like "
+         "500ms, 10s, 5m or 1h, at most 720h, got \"3000000h\""},
+        {"agents:\n  default:\n    timeout: 721h\n", 3, "at most 720h, got \"721h\""},
         {"agents:\n  default:\n    timeout: 30 min\n", 3, "agents.default.timeout: expected"},
         {"agents:\n  planning:\n    timeout: 0m\n", 3, "agents.planning.timeout: expected a pos"},
         // commands: an argv list, never a string, never empty
@@ -257,6 +263,8 @@ TEST_CASE("durations: digits and one unit of ms, s, m, h") {
         {"1h", 3'600'000},
         {"30m", 1'800'000},
         {"007s", 7'000},
+        {"720h", 2'592'000'000},
+        {"2592000000ms", 2'592'000'000},
     }));
     CAPTURE(text);
     const auto d = parse_duration(text);
@@ -281,7 +289,10 @@ TEST_CASE("durations: anything else is refused") {
                                       "1h30m",
                                       "10sec",
                                       "99999999999999999999ms",
-                                      "9999999999999999h");
+                                      "9999999999999999h",
+                                      "721h",
+                                      "2592000001ms",
+                                      "3000000h");
     CAPTURE(text);
     CHECK_FALSE(parse_duration(text));
 }

@@ -17,7 +17,8 @@ Response HttpServer::Impl::reply(bhttp::status status, std::string body, std::st
 
 std::optional<Response> HttpServer::Impl::check_access(const Request& req, const Target& target) {
     const std::string host{req[bhttp::field::host]};
-    if (loopback && !host_is_loopback(host))
+    // Exactly one Host: with two, a proxy and this server could each read a different one.
+    if (loopback && (req.count(bhttp::field::host) != 1 || !host_is_loopback(host)))
         return reply(bhttp::status::forbidden,
                      json_error("the Host header must name this machine (localhost or "
                                 "127.0.0.1) on a loopback server"));

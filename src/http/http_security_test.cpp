@@ -65,6 +65,11 @@ TEST_CASE("targets, hosts, tokens and artifact names", "[http]") {
     CHECK_FALSE(host_is_loopback("evil.example:8080"));
     CHECK_FALSE(host_is_loopback("127.0.0.1.evil.example"));
     CHECK_FALSE(host_is_loopback(""));
+    CHECK_FALSE(host_is_loopback("localhost:evil.example"));
+    CHECK_FALSE(host_is_loopback("127.0.0.1:evil.example"));
+    CHECK_FALSE(host_is_loopback("evil.example@localhost"));
+    CHECK(host_is_loopback("127.0.0.2"));
+    CHECK(host_is_loopback("localhost"));
 
     CHECK(presented_token("Bearer abc", "") == "abc");
     CHECK(presented_token("", "x=1; board_token=t0k") == "t0k");
@@ -192,6 +197,22 @@ TEST_CASE("CSRF and Host checks, body limit", "[http][security]") {
     CHECK(r.status == 403);
     r = get(port, "/api/tickets", {{"Host", "evil.example:80"}});
     CHECK(r.status == 403);
+    r = get(port, "/api/tickets", {{"Host", "localhost:evil.example"}});
+    CHECK(r.status == 403);
+    {
+        // Two Host headers, the first one loopback: refused all the same.
+        asio::io_context io;
+        asio::ip::tcp::socket socket{io};
+        socket.connect({asio::ip::make_address("127.0.0.1"), port});
+        const std::string request =
+            "GET /api/tickets HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n"
+            "Connection: close\r\n\r\n";
+        asio::write(socket, asio::buffer(request));
+        boost::beast::flat_buffer buffer;
+        bhttp::response<bhttp::string_body> two_hosts;
+        bhttp::read(socket, buffer, two_hosts);
+        CHECK(two_hosts.result_int() == 403);
+    }
 
     const std::string big = R"({"text":")" + std::string(4096, 'x') + "\"}";
     r = post(port, "/api/tickets/" + a + "/note", big);

@@ -3,6 +3,7 @@
 #include "support/unique_fd.hpp"
 
 #include <boost/url/parse.hpp>
+#include <boost/url/authority_view.hpp>
 
 #include <array>
 #include <cerrno>
@@ -148,21 +149,20 @@ std::optional<Target> parse_target(std::string_view target) {
 }
 
 bool host_is_loopback(std::string_view host) {
-    if (host.empty()) return false;
-    std::string_view name = host;
-    if (name.front() == '[') {
-        const auto close = name.find(']');
-        if (close == std::string_view::npos) return false;
-        name = name.substr(1, close - 1);
-        return name == "::1";
+    // An authority as RFC 3986 reads it: `localhost:evil.example` has no port, so it is no
+    // authority at all, not `localhost`.
+    const auto authority = boost::urls::parse_authority(host);
+    if (!authority || authority->has_userinfo()) return false;
+    switch (authority->host_type()) {
+        case boost::urls::host_type::ipv4:
+            return authority->host_ipv4_address().is_loopback();
+        case boost::urls::host_type::ipv6:
+            return authority->host_ipv6_address().is_loopback();
+        case boost::urls::host_type::name:
+            return authority->encoded_host() == "localhost";
+        default:
+            return false;
     }
-    const auto colon = name.rfind(':');
-    if (colon != std::string_view::npos) name = name.substr(0, colon);
-    if (name == "localhost") return true;
-    if (name.substr(0, 4) != "127.") return false;
-    for (char c : name)
-        if (!(c == '.' || (c >= '0' && c <= '9'))) return false;
-    return true;
 }
 
 bool is_valid_artifact_name(std::string_view name) {

@@ -26,7 +26,8 @@ std::optional<std::chrono::milliseconds> duration_option(const std::string& text
     auto d = board::parse_duration(text);
     if (!d) {
         std::cerr << "board-daemon: " << name
-                  << ": expected a duration like 500ms, 10s, 5m or 1h, got \"" << text << "\"\n";
+                  << ": expected a duration like 500ms, 10s, 5m or 1h, at most 720h, got \"" << text
+                  << "\"\n";
         ok = false;
     }
     return d;
