@@ -31,6 +31,12 @@ struct BoardDirError {
 template <class T>
 using BoardDirResult = Expected<T, BoardDirError>;
 
+/// `<board_root>/.board`, the board's private folder (the HTTP token, the daemon's query
+/// socket, worktrees), made owner-only when missing. Refused (`io`, one sentence saying what
+/// to do) when it is a link or not a folder, or when others may write it, as ssh refuses such
+/// a `~/.ssh`: whoever can write it can replace the token or the socket.
+BoardDirResult<std::filesystem::path> private_folder(const std::filesystem::path& board_root);
+
 /// The nearest folder holding a `board.yaml`: `start_dir` itself, else its closest ancestor
 /// (made absolute first). nullopt if none up to the root. `--board` and `$BOARD_DIR` take
 /// precedence and are the caller's business.

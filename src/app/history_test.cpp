@@ -109,6 +109,16 @@ TEST_CASE("verify: faults for logs that do not replay, warnings for edited artif
         CHECK_THAT(report.warnings[0], Catch::Contains("research.md was edited"));
     }
     {
+        // The same event id twice in one log: an append applied twice.
+        const std::string note =
+            R"({"v":1,"seq":2,"id":"e1","at":"2026-11-20T09:00:01.000Z","by":"human:ana","type":"note","text":"again"})"
+            "\n";
+        ScratchBoard repeated{"PROJ-1", created + note};
+        const auto report = app::Board{repeated.root}.verify({"PROJ-1"}).at(0);
+        REQUIRE(report.faults.size() == 1);
+        CHECK_THAT(report.faults[0], Catch::Contains("seq 2 repeats the event id e1 of seq 1"));
+    }
+    {
         ScratchBoard refused{"PROJ-1", created + agent_verdict};
         const auto report = app::Board{refused.root}.verify({"PROJ-1"}).at(0);
         REQUIRE(report.faults.size() == 1);

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace fs = std::filesystem;
 
@@ -75,6 +76,18 @@ void check_artifacts(const fs::path& dir, const Ticket& ticket, VerifyReport& re
             report.warnings.push_back(fmt::format(
                 "{} was edited after it was recorded (sha256 differs)", artifact->path));
         }
+    }
+}
+
+/// An event id names one event of its log (storage.md: what makes a retried append
+/// idempotent); the same id twice is an append applied twice, or a line copied by hand.
+void check_event_ids(const std::vector<Event>& events, VerifyReport& report) {
+    std::unordered_map<std::string_view, std::int64_t> first_seq;
+    for (const Event& e : events) {
+        const auto [it, fresh] = first_seq.emplace(e.id, e.seq);
+        if (!fresh)
+            report.faults.push_back(
+                fmt::format("seq {} repeats the event id {} of seq {}", e.seq, e.id, it->second));
     }
 }
 
@@ -290,6 +303,7 @@ std::vector<VerifyReport> Board::verify(const std::vector<std::string>& requeste
         if (folded.ticket.id != id && !events.empty() && !forked)
             report.faults.push_back(fmt::format("the log is for {}, not {}", folded.ticket.id, id));
         if (events.empty()) report.warnings.push_back("the log is empty");
+        check_event_ids(events, report);
         check_snapshot(dir, folded.ticket, report);
         check_artifacts(dir, folded.ticket, report);
         if (auto long_log = long_log_warning(dir, events.size()))

@@ -4,6 +4,8 @@
 // defaults it starts from, and the commented board.yaml `board init` writes, are in
 // board_config_defaults.cpp.
 
+#include "support/utf8.hpp"
+
 #include <board/board_config.hpp>
 
 #include <fmt/format.h>
@@ -409,6 +411,20 @@ void read_top(const Field& top, BoardConfig& config) {
 }  // namespace
 
 ConfigResult parse_board_config(std::string_view yaml_text) {
+    // UTF-8 only: yaml-cpp would take a UTF-16 or UTF-32 byte-order mark (FF FE...) as its
+    // encoding and read the rest as nothing, and the board would run on the defaults.
+    if (const std::size_t valid = valid_utf8_prefix(yaml_text); valid < yaml_text.size()) {
+        const std::string_view before = yaml_text.substr(0, valid);
+        const auto line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
+        const auto column = static_cast<int>(valid - (before.rfind('\n') + 1)) + 1;
+        return ConfigError{line,
+                           column,
+                           fmt::format("line {}: not UTF-8 text (byte 0x{:02X} at column {}): "
+                                       "save board.yaml as UTF-8",
+                                       line,
+                                       static_cast<unsigned char>(yaml_text[valid]),
+                                       column)};
+    }
     try {
         const std::vector<YAML::Node> documents = YAML::LoadAll(std::string{yaml_text});
         BoardConfig config;

@@ -242,6 +242,9 @@ TEST_CASE("board.yaml errors name the key, the line and what was expected") {
         {"prefix: PROJ\n  auto: x\n", 2, "invalid YAML"},
         {"prefix: PROJ\nwip: *nowhere\n", 2, "invalid YAML"},
         {"prefix: A\n---\nprefix: B\n", 3, "expected one YAML document"},
+        // not UTF-8: a UTF-16 byte-order mark must not make an empty board.yaml of defaults
+        {"\xFF\xFEp\0r\0", 1, "line 1: not UTF-8 text (byte 0xFF at column 1)"},
+        {"prefix: PROJ\n# caf\xE9\n", 2, "not UTF-8 text (byte 0xE9 at column 6)"},
     }));
     INFO(text);
     const auto result = parse_board_config(text);

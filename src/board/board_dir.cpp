@@ -230,4 +230,23 @@ BoardDirResult<std::string> allocate_ticket_id(const fs::path& board_root,
         fmt::format("no free ticket number for prefix {} in {}", prefix, tickets.string())};
 }
 
+BoardDirResult<std::filesystem::path> private_folder(const std::filesystem::path& board_root) {
+    const std::filesystem::path dir = board_root / ".board";
+    const auto refuse = [&](std::string why) {
+        return BoardDirError{BoardDirError::Kind::io, dir.string() + ": " + std::move(why)};
+    };
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+        return refuse(fmt::format("cannot create it: {}", std::strerror(errno)));
+
+    struct stat st {};
+
+    if (::lstat(dir.c_str(), &st) != 0)
+        return refuse(fmt::format("cannot read it: {}", std::strerror(errno)));
+    if (!S_ISDIR(st.st_mode)) return refuse("not a folder (a link or a file): remove it");
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+        return refuse(
+            fmt::format("others can write it (mode {:o}): chmod go-w it", st.st_mode & 0777U));
+    return dir;
+}
+
 }  // namespace board

@@ -104,6 +104,13 @@ TEST_CASE("the token file is made once, mode 0600, and refused when others can r
     ::chmod((board.dir / ".board/http-token").c_str(), 0644);
     CHECK_FALSE(load_or_create_token(board.dir, generated, error));
     CHECK(error.find("chmod 600") != std::string::npos);
+    ::chmod((board.dir / ".board/http-token").c_str(), 0600);
+    // A .board/ that others may write: refused, as ssh refuses such a ~/.ssh.
+    ::chmod((board.dir / ".board").c_str(), 0777);
+    CHECK_FALSE(load_or_create_token(board.dir, generated, error));
+    CHECK(error.find("others can write it (mode 777): chmod go-w it") != std::string::npos);
+    ::chmod((board.dir / ".board").c_str(), 0700);
+    CHECK(load_or_create_token(board.dir, generated, error));
 }
 
 // --- security --------------------------------------------------------------------------------

@@ -2,8 +2,10 @@
 
 #include "support/unique_fd.hpp"
 
-#include <boost/url/parse.hpp>
+#include <board/board_dir.hpp>
+
 #include <boost/url/authority_view.hpp>
+#include <boost/url/parse.hpp>
 
 #include <array>
 #include <cerrno>
@@ -43,12 +45,12 @@ std::optional<std::string> load_or_create_token(const fs::path& board,
                                                 bool& generated,
                                                 std::string& error) {
     generated = false;
-    const fs::path dir = board / ".board";
-    const fs::path file = dir / "http-token";
-    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-        error = "cannot create " + dir.string() + ": " + std::strerror(errno);
+    const auto dir = private_folder(board);
+    if (!dir) {
+        error = dir.error().message;
         return std::nullopt;
     }
+    const fs::path file = dir.value() / "http-token";
     Fd out{::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)};
     if (out) {
         std::array<unsigned char, 32> raw{};

@@ -125,6 +125,11 @@ public:
             if (notifier_.in_flight() > 0) std::this_thread::sleep_for(milliseconds{10});
         }
         reporter_.summary(snapshot());
+        if (writes_lost_ > 0)
+            reporter_.problem(fmt::format(
+                "board-daemon: {} write(s) could not be recorded (see above): the logs do not "
+                "hold everything that happened; exiting 3",
+                writes_lost_));
         return exit_code_;
     }
 
@@ -267,6 +272,11 @@ private:
     std::optional<std::shared_ptr<const Ticket>> committed(const std::string& id,
                                                            app::Result<app::Recorded> recorded) {
         if (!recorded) {
+            if (recorded.error().kind == app::Refusal::Kind::storage) {
+                // What happened is not on the log: the daemon must not end as if it were.
+                ++writes_lost_;
+                exit_code_ = 3;
+            }
             if (recorded.error().kind != app::Refusal::Kind::conflict)
                 reporter_.problem("board-daemon: " + recorded.error().message);
             return std::nullopt;
@@ -574,6 +584,7 @@ private:
     bool stopping_ = false;
     bool finished_ = false;
     int exit_code_ = 0;
+    int writes_lost_ = 0;  ///< records refused by the disk (storage), each reported
 };
 
 }  // namespace

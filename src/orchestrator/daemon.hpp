@@ -43,7 +43,8 @@ struct DaemonOptions {
 /// and stderr (problems). Before anything else, every configured agent is checked
 /// (preflight.hpp). Returns the exit code: 0 done, 1 refused to start (another daemon), 2 an
 /// agent cannot run (not installed, or its `--version` fails), 3 storage or configuration
-/// error.
+/// error, including a write the daemon could not record while it ran (a run's start or
+/// outcome the disk refused).
 int run_daemon(const DaemonOptions& options, const BoardConfig& config);
 
 }  // namespace board::orchestrator

@@ -1,5 +1,7 @@
 #include "orchestrator/query_server.hpp"
 
+#include <board/board_dir.hpp>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -36,8 +38,10 @@ QueryServer::~QueryServer() {
 std::optional<std::string> QueryServer::start() {
     if (path_.string().size() >= sizeof(sockaddr_un{}.sun_path))
         return "its path is too long for a socket (" + path_.string() + ")";
+    // The socket's folder is the board's private one: refused when others may write it.
+    if (const auto folder = private_folder(path_.parent_path().parent_path()); !folder)
+        return folder.error().message;
     std::error_code ec;
-    std::filesystem::create_directories(path_.parent_path(), ec);
     std::filesystem::remove(path_, ec);
     boost::system::error_code error;
     acceptor_.open(local{}, error);

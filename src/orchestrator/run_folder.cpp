@@ -4,6 +4,7 @@
 #include "support/files.hpp"
 
 #include <board/artifact.hpp>
+#include <board/board_dir.hpp>
 
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
@@ -180,11 +181,13 @@ asio::awaitable<std::variant<fs::path, std::string>> ensure_worktree(asio::any_i
                                                                      const fs::path& board_root,
                                                                      const std::string& id,
                                                                      const fs::path& log_file) {
-    const fs::path path = board_root / ".board" / "worktrees" / id;
+    const auto private_dir = private_folder(board_root);
+    if (!private_dir) co_return private_dir.error().message;
+    const fs::path path = private_dir.value() / "worktrees" / id;
     std::error_code ec;
     if (fs::exists(path / ".git", ec)) co_return path;
     fs::create_directories(path.parent_path(), ec);
-    write_file_atomically(board_root / ".board" / ".gitignore", "*\n");
+    write_file_atomically(private_dir.value() / ".gitignore", "*\n");
     const std::string branch = "board/" + id;
     // Hooks and fsmonitor off: nothing in the repository runs as the daemon.
     const auto worktree_add = [&](std::vector<std::string> args) {

@@ -351,6 +351,24 @@ TEST_CASE("an agent that exits before reading stdin still completes its phase") 
     CHECK(finished[0]->signal == Signal::complete);
 }
 
+TEST_CASE("a run whose outcome the disk refuses makes the daemon exit 3 and say so") {
+    TestBoard board("lost-outcome");
+    const std::string id = board.create("slow");
+    board.script(id, "research", "sleep=3000 signal=COMPLETE\n");
+    Child daemon = board.start_daemon();
+    REQUIRE(wait_until(
+        {board.dir(id)}, 60s, [&] { return count_of<RunStarted>(board.events(id)) == 1; }));
+    // While the agent works, the log gets a line no reader accepts with a line after it (so
+    // it is no torn tail to recover): the outcome cannot be appended behind it.
+    const std::string log = read_file(board.dir(id) / "events.jsonl");
+    std::ofstream{board.dir(id) / "events.jsonl", std::ios::app}
+        << "not an event\n"
+        << log.substr(0, log.find('\n') + 1);
+    CHECK(daemon.wait(60s) == 3);
+    const std::string problems = daemon.stderr_text();
+    CHECK(problems.find("write(s) could not be recorded") != std::string::npos);
+}
+
 TEST_CASE("rejection feedback reaches the next prompt") {
     BoardOptions o;
     o.gates = "{ research: none, planning: approval }";
