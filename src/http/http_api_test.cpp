@@ -102,6 +102,9 @@ TEST_CASE("events, state at a seq, artifacts - traversal and symlinks refused", 
     const auto dir = *ticket_dir(board.dir, a);
     std::ofstream(dir / "research.md") << "# Findings\n\n<script>x</script>\n";
     fs::create_symlink(board.dir / "board.yaml", dir / "escape.md");
+    // A second name of a file outside the ticket (as a hard link to /etc/passwd would be).
+    std::ofstream(board.dir / "secret.txt") << "not the ticket's\n";
+    fs::create_hard_link(board.dir / "secret.txt", dir / "linked.md");
     Running server(options_for(board));
     const auto port = server.port();
 
@@ -136,6 +139,9 @@ TEST_CASE("events, state at a seq, artifacts - traversal and symlinks refused", 
     r = get(port, "/api/tickets/" + a + "/artifacts/escape.md");
     CHECK(r.status == 403);
     CHECK(error_of(r).find("symbolic link") != std::string::npos);
+    r = get(port, "/api/tickets/" + a + "/artifacts/linked.md");
+    CHECK(r.status == 403);
+    CHECK(r.body.find("not the ticket's") == std::string::npos);
     CHECK(get(port, "/api/tickets/" + a + "/artifacts/").status == 200);  // the list, no listing
 }
 
