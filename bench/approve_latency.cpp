@@ -108,7 +108,8 @@ Path measure(const std::string& name,
     const fs::path log = root / "bench.out";
     std::vector<std::string> ids;
     for (int i = 1; i <= approvals; ++i) {
-        if (run({cli, "create", "approve me", "--board", root.string(), "--as", "bench"}, log) != 0) {
+        if (run({cli, "create", "approve me", "--board", root.string(), "--as", "bench"}, log) !=
+            0) {
             std::fprintf(stderr, "board create failed; see %s\n", log.c_str());
             std::exit(1);
         }
@@ -173,20 +174,13 @@ int main(int argc, char** argv) {
         if (flag == "--debounce-ms") debounce_ms = value;
         if (flag == "--poll-ms") poll_ms = value;
     }
-    const std::string path_env =
-        fs::path(agent).parent_path().string() + ":" + std::getenv("PATH");
+    const std::string path_env = fs::path(agent).parent_path().string() + ":" + std::getenv("PATH");
     ::setenv("PATH", path_env.c_str(), 1);
     const fs::path scratch =
         fs::temp_directory_path() / ("board-approve-latency-" + std::to_string(::getpid()));
     std::vector<Path> paths;
-    paths.push_back(measure("inotify",
-                            false,
-                            scratch / "inotify",
-                            daemon,
-                            cli,
-                            approvals,
-                            debounce_ms,
-                            poll_ms));
+    paths.push_back(measure(
+        "inotify", false, scratch / "inotify", daemon, cli, approvals, debounce_ms, poll_ms));
     paths.push_back(
         measure("poll", true, scratch / "poll", daemon, cli, approvals, debounce_ms, poll_ms));
     std::printf("verdict -> run-started, %d approvals each, debounce %d ms, poll %d ms:\n",
