@@ -243,6 +243,9 @@ BoardDirResult<std::filesystem::path> private_folder(const std::filesystem::path
     if (::lstat(dir.c_str(), &st) != 0)
         return refuse(fmt::format("cannot read it: {}", std::strerror(errno)));
     if (!S_ISDIR(st.st_mode)) return refuse("not a folder (a link or a file): remove it");
+    if (st.st_uid != ::geteuid())
+        return refuse(
+            fmt::format("owned by uid {}, not by this user (uid {})", st.st_uid, ::geteuid()));
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
         return refuse(
             fmt::format("others can write it (mode {:o}): chmod go-w it", st.st_mode & 0777U));

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -43,6 +44,7 @@ struct ChildPlan {
     int input_fd = -1;
     int output_fd = -1;
     int ruleset_fd = -1;  ///< a prepared Landlock ruleset, or -1: unconfined
+    int highest_fd = 0;   ///< where closing descriptors one by one stops (no close_range)
     // Written by the child when a step fails, read by the parent once the clone returns.
     int failed_errno = 0;
     const char* failed_step = nullptr;
@@ -86,8 +88,10 @@ BOARD_CHILD_CODE int run_child(void* argument) {
     // Exactly stdin, stdout and stderr: whatever else the daemon holds (its HTTP listener and
     // clients, the board lock, Asio's own descriptors) never reaches an agent, so an agent
     // that outlives the daemon cannot keep its port or read its connections.
-    if (::syscall(SYS_close_range, STDERR_FILENO + 1, ~0U, 0) != 0)
-        child_fails(plan, "close_range");
+    if (::syscall(SYS_close_range, STDERR_FILENO + 1, ~0U, 0) != 0) {
+        // A kernel before 5.9, or a filter that refuses the call: one by one.
+        for (int fd = STDERR_FILENO + 1; fd < plan.highest_fd; ++fd) ::syscall(SYS_close, fd);
+    }
     // Default dispositions, then an empty mask (the parent blocked every signal around the
     // clone so that none of its handlers runs here).
     KernelSigaction default_action{SIG_DFL, 0, nullptr, 0};
@@ -112,6 +116,21 @@ pid_t spawn_in_own_group(const std::filesystem::path& exe,
                          int output_fd,
                          int ruleset_fd,
                          std::string& problem) {
+    // A daemon started with its standard descriptors closed can get 0-2 for these: above
+    // them, dup2 in the child neither clobbers one with another nor keeps close-on-exec.
+    UniqueFd input_above, output_above;
+    if (input_fd <= STDERR_FILENO) {
+        input_above.reset(::fcntl(input_fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1));
+        input_fd = input_above.get();
+    }
+    if (output_fd <= STDERR_FILENO) {
+        output_above.reset(::fcntl(output_fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1));
+        output_fd = output_above.get();
+    }
+    if (input_fd < 0 || output_fd < 0) {
+        problem = std::string{"fcntl: "} + std::strerror(errno);
+        return -1;
+    }
     std::vector<char*> argv;
     for (const auto& a : spec.argv)
         argv.push_back(const_cast<char*>(a.c_str()));  // NOLINT: POSIX API
@@ -127,6 +146,10 @@ pid_t spawn_in_own_group(const std::filesystem::path& exe,
     plan.input_fd = input_fd;
     plan.output_fd = output_fd;
     plan.ruleset_fd = ruleset_fd;
+    rlimit open_files{};
+    plan.highest_fd = ::getrlimit(RLIMIT_NOFILE, &open_files) == 0 && open_files.rlim_cur < 65536
+                          ? static_cast<int>(open_files.rlim_cur)
+                          : 65536;
 
     // The child's own stack: it never writes the daemon's.
     constexpr std::size_t stack_bytes = 256 * 1024;
@@ -268,6 +291,11 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
     UniqueFd read_end{pipe_fds[0]};
     UniqueFd write_end{pipe_fds[1]};
 
+    if (interrupted_) {
+        // Stopped before it began (the daemon is shutting down): nothing to launch or kill.
+        out.interrupted = true;
+        co_return finish();
+    }
     // Launched with a vfork-style clone (design/toolchain.md §5), then handed to Boost.Process
     // v2, which waits for it on the io_context.
     const std::vector<std::string> env = child_environment(spec);

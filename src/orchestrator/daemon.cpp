@@ -125,11 +125,11 @@ public:
             if (notifier_.in_flight() > 0) std::this_thread::sleep_for(milliseconds{10});
         }
         reporter_.summary(snapshot());
-        if (writes_lost_ > 0)
+        if (results_lost_ > 0)
             reporter_.problem(fmt::format(
-                "board-daemon: {} write(s) could not be recorded (see above): the logs do not "
-                "hold everything that happened; exiting 3",
-                writes_lost_));
+                "board-daemon: the end of {} run(s) could not be recorded (see above): the "
+                "logs do not hold everything that happened; exiting 3",
+                results_lost_));
         return exit_code_;
     }
 
@@ -252,8 +252,9 @@ private:
         const std::string& id,
         const app::Author& build,
         std::optional<std::int64_t> expected_seq = {},
-        bool refresh_snapshot = true) {
-        return committed(id, writer_.record(id, build, expected_seq, refresh_snapshot));
+        bool refresh_snapshot = true,
+        bool run_result = false) {
+        return committed(id, writer_.record(id, build, expected_seq, refresh_snapshot), run_result);
     }
 
     /// commit() with the write on the disk threads; `build` must use only what it is given.
@@ -261,20 +262,28 @@ private:
         std::string id,
         app::Author build,
         std::optional<std::int64_t> expected_seq = {},
-        bool refresh_snapshot = true) {
+        bool refresh_snapshot = true,
+        bool run_result = false) {
+        // While the write is on its way, a change the watcher sees in this log is the
+        // daemon's own, not a person's (no debounce for it).
+        ++known_.entry(id).own_writes_in_flight;
         auto recorded = co_await on_disk(disk_.get_executor(), [&] {
             return writer_.record(id, build, expected_seq, refresh_snapshot);
         });
-        co_return committed(id, std::move(recorded));
+        --known_.entry(id).own_writes_in_flight;
+        co_return committed(id, std::move(recorded), run_result);
     }
 
-    /// What the daemon learns from one of its writes, on the io thread.
+    /// What the daemon learns from one of its writes, on the io thread. `run_result`: the
+    /// write was the last try to record how a run ended.
     std::optional<std::shared_ptr<const Ticket>> committed(const std::string& id,
-                                                           app::Result<app::Recorded> recorded) {
+                                                           app::Result<app::Recorded> recorded,
+                                                           bool run_result = false) {
         if (!recorded) {
-            if (recorded.error().kind == app::Refusal::Kind::storage) {
-                // What happened is not on the log: the daemon must not end as if it were.
-                ++writes_lost_;
+            if (run_result && recorded.error().kind == app::Refusal::Kind::storage) {
+                // A run happened and its end is not on the log: the daemon must not end as
+                // if it were.
+                ++results_lost_;
                 exit_code_ = 3;
             }
             if (recorded.error().kind != app::Refusal::Kind::conflict)
@@ -412,19 +421,20 @@ private:
                 return std::vector<Authored>{
                     {Actor{ActorKind::system, {}}, RunInterrupted{run_id, "board-daemon stopped"}}};
             };
-            co_await commit_on_disk(id, std::move(interrupted));
+            co_await commit_on_disk(id, std::move(interrupted), {}, true, true);
             co_return;
         }
         const auto outcome = std::make_shared<const RunRecord>(std::move(*record));
         app::Author whole = finishing(outcome, true);
         if (co_await commit_on_disk(id, std::move(whole))) co_return;
         app::Author last_only = finishing(outcome, false);
-        co_await commit_on_disk(id, std::move(last_only));
+        co_await commit_on_disk(id, std::move(last_only), {}, true, true);
     }
 
     void commit_outcome(const std::string& id, const RunRecord& record) {
         const auto outcome = std::make_shared<const RunRecord>(record);
-        if (!commit(id, finishing(outcome, true))) commit(id, finishing(outcome, false));
+        if (!commit(id, finishing(outcome, true)))
+            commit(id, finishing(outcome, false), {}, true, true);
     }
 
     // ---- recovery -----------------------------------------------------------------------
@@ -574,8 +584,6 @@ private:
     /// safe there; each write's result reaches `live_` on the io thread (committed()).
     app::Board writer_;
     RunContext run_context_;
-    /// Last: its threads stop (finishing the work they hold) before anything they use goes.
-    asio::thread_pool disk_{2};
     bool looked_once_ = false;               ///< the first scan of the board is done
     std::set<std::string> timed_questions_;  ///< tickets with a question that can time out
     std::map<std::string, Running, KnownTickets::IdOrder> running_;
@@ -584,7 +592,9 @@ private:
     bool stopping_ = false;
     bool finished_ = false;
     int exit_code_ = 0;
-    int writes_lost_ = 0;  ///< records refused by the disk (storage), each reported
+    int results_lost_ = 0;  ///< runs whose end the disk refused to record, each reported
+    /// Last: its threads stop (finishing the work they hold) before anything they use goes.
+    asio::thread_pool disk_{2};
 };
 
 }  // namespace

@@ -43,8 +43,7 @@ struct DaemonOptions {
 /// and stderr (problems). Before anything else, every configured agent is checked
 /// (preflight.hpp). Returns the exit code: 0 done, 1 refused to start (another daemon), 2 an
 /// agent cannot run (not installed, or its `--version` fails), 3 storage or configuration
-/// error, including a write the daemon could not record while it ran (a run's start or
-/// outcome the disk refused).
+/// error, including the end of a run the daemon could not record (the disk refused it).
 int run_daemon(const DaemonOptions& options, const BoardConfig& config);
 
 }  // namespace board::orchestrator

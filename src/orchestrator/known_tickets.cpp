@@ -93,7 +93,8 @@ void KnownTickets::reload(const std::string& id, bool notified) {
     for (const auto& warning : value.report.warnings) reporter_.problem("board-daemon: " + warning);
     known.problem.clear();
     if (value.ticket.id.empty()) return;  // no events yet
-    const bool external = known.own_seq >= 0 && value.ticket.seq != known.own_seq &&
+    const bool external = known.own_writes_in_flight == 0 && known.own_seq >= 0 &&
+                          value.ticket.seq != known.own_seq &&
                           (!known.ticket || value.ticket.seq != known.ticket->seq);
     if (known.own_seq < 0) known.own_seq = value.ticket.seq;
     if (external) {

@@ -42,7 +42,8 @@ public:
         std::int64_t own_seq = -1;             ///< the seq of the daemon's last write; -1 none
         Clock::time_point available_at{};      ///< no run before (a person just changed it)
         bool ran_this_session = false;
-        std::string problem;  ///< the last load error, printed once per change
+        int own_writes_in_flight = 0;  ///< the daemon's writes on their way to this log
+        std::string problem;           ///< the last load error, printed once per change
     };
 
     struct IdOrder {

@@ -46,8 +46,10 @@ std::optional<std::string> QueryServer::start() {
     boost::system::error_code error;
     acceptor_.open(local{}, error);
     if (!error) acceptor_.bind(local::endpoint{path_.string()}, error);
-    if (!error) ::chmod(path_.c_str(), 0600);
     if (!error) acceptor_.listen(asio::socket_base::max_listen_connections, error);
+    // Last, in the private folder: the mode change is the socket's last event, so whoever
+    // waits on the folder for it finds it listening.
+    if (!error) ::chmod(path_.c_str(), 0600);
     if (error) return path_.string() + ": " + error.message();
     started_ = true;
     asio::co_spawn(io_, accept_loop(), asio::detached);

@@ -147,8 +147,11 @@ int prepare_confinement(const Confinement& confinement, std::string& problem) {
     return rules.release();
 }
 
-int enforce_confinement(int ruleset_fd) noexcept {
-    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
+// Raw system calls and no instrumentation: this runs in a child that shares the launcher's
+// memory until it execs (see agent_process.cpp).
+__attribute__((no_sanitize("address", "undefined"))) int enforce_confinement(
+    int ruleset_fd) noexcept {
+    if (::syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
     if (::syscall(SYS_landlock_restrict_self, ruleset_fd, 0) != 0) return errno;
     return 0;
 }

@@ -202,11 +202,12 @@ int page_port(const Child& daemon) {
     return port;
 }
 
-/// Waits (30 s at most) until `id` has a finished run, then stops the daemon with SIGTERM.
-void stop_after_first_run(TestBoard& board, const std::string& id, Child& daemon) {
+/// Waits (30 s at most) until `id` has a finished run, then stops the daemon with SIGTERM;
+/// its exit code.
+int stop_after_first_run(TestBoard& board, const std::string& id, Child& daemon) {
     wait_until({board.dir(id)}, 30s, [&] { return count_of<RunFinished>(board.events(id)) > 0; });
     ::kill(daemon.pid, SIGTERM);
-    CHECK(daemon.wait(30s) == 0);
+    return daemon.wait(30s);
 }
 
 }  // namespace
@@ -366,7 +367,7 @@ TEST_CASE("a run whose outcome the disk refuses makes the daemon exit 3 and say 
         << log.substr(0, log.find('\n') + 1);
     CHECK(daemon.wait(60s) == 3);
     const std::string problems = daemon.stderr_text();
-    CHECK(problems.find("write(s) could not be recorded") != std::string::npos);
+    CHECK(problems.find("the end of 1 run(s) could not be recorded") != std::string::npos);
 }
 
 TEST_CASE("rejection feedback reaches the next prompt") {
@@ -779,7 +780,7 @@ echo '<promise>COMPLETE</promise>'
     write_file(board.root / "port", std::to_string(port));
     const std::string id = board.create("the agent's own ticket");
     std::string output;
-    stop_after_first_run(board, id, daemon);
+    const int daemon_exit = stop_after_first_run(board, id, daemon);
     output = read_file(board.dir(id) / "runs" / "0001-research.log");
     INFO(output);
     INFO(daemon.stderr_text());
@@ -794,6 +795,7 @@ echo '<promise>COMPLETE</promise>'
     }));
     CHECK(read_file(board.dir(id) / "research.md").find("found") != std::string::npos);
     if (confined) {
+        CHECK(daemon_exit == 0);
         CHECK(output.find("approve-without-BOARD_RUN=3") != std::string::npos);
         CHECK(output.find("append=refused") != std::string::npos);
         CHECK(output.find("token=refused") != std::string::npos);
@@ -801,7 +803,10 @@ echo '<promise>COMPLETE</promise>'
         CHECK(read_file(board.dir(target) / "events.jsonl") == log_before);
         CHECK(board.ticket(target).awaiting == Awaiting::approval);
     } else {
-        // What the sandbox stops: unconfined, the same agent approves as "mallory".
+        // What the sandbox stops: unconfined, the same agent approves as "mallory" (and when
+        // the daemon started T-1's run before the agent's line broke T-1's log, that run's
+        // end cannot be recorded: exit 3).
+        CHECK((daemon_exit == 0 || daemon_exit == 3));
         CHECK(output.find("approve-without-BOARD_RUN=0") != std::string::npos);
         CHECK(output.find("token=read") != std::string::npos);
     }
@@ -896,7 +901,7 @@ TEST_CASE("a draft that is a link is not followed: the token stays secret") {
     const std::string token = read_file(board.root / ".board" / "http-token");
     REQUIRE(token.size() >= 64);
     const std::string id = board.create("leak the token");
-    stop_after_first_run(board, id, daemon);
+    CHECK(stop_after_first_run(board, id, daemon) == 0);
     CHECK_FALSE(fs::exists(board.dir(id) / "research.md"));
     const std::string log = read_file(board.dir(id) / "events.jsonl");
     CHECK(log.find(token.substr(0, 32)) == std::string::npos);

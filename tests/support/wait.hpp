@@ -4,7 +4,11 @@
 // loaded machine only makes a test slower, not wrong.
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <poll.h>
 #include <sys/inotify.h>
@@ -30,13 +34,21 @@ bool wait_until(const std::vector<std::filesystem::path>& folders,
     constexpr std::uint32_t changes = IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO |
                                       IN_MOVED_FROM | IN_DELETE | IN_ATTRIB;
     std::vector<bool> watched(folders.size(), false);
+    bool watching_any = false;
+    // Each folder, or while it does not exist its nearest ancestor that does.
     const auto watch_what_exists = [&] {
         for (std::size_t i = 0; i < folders.size(); ++i) {
-            if (watched[i]) continue;
+            if (watched[i] || watch < 0) continue;
             if (::inotify_add_watch(watch, folders[i].c_str(), changes) >= 0) {
-                watched[i] = true;
-            } else if (folders[i].has_parent_path()) {
-                ::inotify_add_watch(watch, folders[i].parent_path().c_str(), changes);
+                watched[i] = watching_any = true;
+                continue;
+            }
+            for (auto up = folders[i].parent_path(); !up.empty(); up = up.parent_path()) {
+                if (::inotify_add_watch(watch, up.c_str(), changes) >= 0) {
+                    watching_any = true;
+                    break;
+                }
+                if (up == up.root_path()) break;
             }
         }
     };
@@ -48,7 +60,7 @@ bool wait_until(const std::vector<std::filesystem::path>& folders,
             deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) break;
         pollfd ready{watch, POLLIN, 0};
-        const int wait_ms = watch < 0 ? 10 : static_cast<int>(left.count());
+        const int wait_ms = watching_any ? static_cast<int>(left.count()) : 10;
         if (::poll(&ready, 1, std::min(wait_ms, static_cast<int>(left.count()))) > 0) {
             alignas(inotify_event) char drained[16 * 1024];
             while (::read(watch, drained, sizeof drained) > 0) {
@@ -59,15 +71,43 @@ bool wait_until(const std::vector<std::filesystem::path>& folders,
     return held;
 }
 
+/// Whether `pid` has ended: gone, or a zombie waiting to be reaped.
+inline bool has_ended(pid_t pid) {
+    if (::kill(pid, 0) != 0) return errno == ESRCH;
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+    std::FILE* stat = std::fopen(path, "r");
+    if (!stat) return true;
+    char text[512] = {};
+    const std::size_t n = std::fread(text, 1, sizeof text - 1, stat);
+    std::fclose(stat);
+    const char* paren = std::strrchr(text, ')');
+    return n > 0 && paren && paren[1] == ' ' && paren[2] == 'Z';
+}
+
 /// Whether process `pid` (any process, not only a child) ended within `timeout`. A child's
-/// exit status is left for waitpid.
+/// exit status is left for waitpid. Waits on a pidfd; where none can be had, looks every
+/// 10 ms.
 inline bool wait_for_end(pid_t pid, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
     const int process = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-    if (process < 0) return true;  // no such process: it has ended (and been reaped)
-    pollfd ended{process, POLLIN, 0};
-    const bool done = ::poll(&ended, 1, static_cast<int>(timeout.count())) > 0;
-    ::close(process);
-    return done;
+    if (process < 0 && errno == ESRCH) return true;  // no such process: ended and reaped
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (process < 0 ? has_ended(pid) : false) return true;
+        if (left.count() <= 0) break;
+        pollfd ended{process, POLLIN, 0};
+        const int r =
+            ::poll(&ended, process < 0 ? 0 : 1, process < 0 ? 10 : static_cast<int>(left.count()));
+        if (r > 0) {
+            ::close(process);
+            return true;
+        }
+        // r == 0: the deadline (or, without a pidfd, the next look); r < 0: EINTR, again.
+    }
+    if (process >= 0) ::close(process);
+    return false;
 }
 
 }  // namespace board::testing
