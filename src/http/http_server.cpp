@@ -5,6 +5,10 @@
 
 #include "http/server_impl.hpp"
 
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
+#include <array>
+
 namespace board::http {
 
 // ---------------------------------------------------------------------------------------------
@@ -358,6 +362,8 @@ asio::awaitable<void> HttpServer::Impl::session(std::shared_ptr<Impl> /*alive*/,
     stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
 }
 
+using namespace boost::asio::experimental::awaitable_operators;
+
 asio::awaitable<void> HttpServer::Impl::serve_events(beast::tcp_stream& stream,
                                                      const Request& req,
                                                      const Target& target) {
@@ -380,23 +386,36 @@ asio::awaitable<void> HttpServer::Impl::serve_events(beast::tcp_stream& stream,
     out += std::move(sub->pending);
     sub->pending.clear();
     auto& socket = stream.socket();
-    for (;;) {
-        if (!out.empty()) {
-            auto [ec, n] = co_await asio::async_write(
-                socket, asio::buffer(out), asio::as_tuple(asio::use_awaitable));
-            if (ec) break;
-            out.clear();
+    auto send = [&]() -> asio::awaitable<void> {
+        for (;;) {
+            if (!out.empty()) {
+                auto [ec, n] = co_await asio::async_write(
+                    socket, asio::buffer(out), asio::as_tuple(asio::use_awaitable));
+                if (ec) co_return;
+                out.clear();
+            }
+            if (sub->closed || stopped) co_return;
+            if (sub->pending.empty()) {
+                sub->wake.expires_after(options.heartbeat);
+                auto [ec] = co_await sub->wake.async_wait(asio::as_tuple(asio::use_awaitable));
+                if (sub->closed || stopped) co_return;
+                if (!ec && sub->pending.empty()) out = ":\n\n";  // heartbeat
+            }
+            out += std::move(sub->pending);
+            sub->pending.clear();
         }
-        if (sub->closed || stopped) break;
-        if (sub->pending.empty()) {
-            sub->wake.expires_after(options.heartbeat);
-            auto [ec] = co_await sub->wake.async_wait(asio::as_tuple(asio::use_awaitable));
-            if (sub->closed || stopped) break;
-            if (!ec && sub->pending.empty()) out = ":\n\n";  // heartbeat
+    };
+    // A client sends nothing after its request: a read that ends is the peer gone, and its
+    // connection slot is freed now, not at the next heartbeat's failed write.
+    auto peer_gone = [&]() -> asio::awaitable<void> {
+        std::array<char, 256> ignored{};
+        for (;;) {
+            auto [ec, n] = co_await socket.async_read_some(asio::buffer(ignored),
+                                                           asio::as_tuple(asio::use_awaitable));
+            if (ec) co_return;
         }
-        out += std::move(sub->pending);
-        sub->pending.clear();
-    }
+    };
+    co_await (send() || peer_gone());
     sub->closed = true;
     subscribers.erase(registered);
 }

@@ -334,3 +334,34 @@ TEST_CASE("SSE: an unknown Last-Event-ID gets a reset - ?ticket= resumes from th
     CHECK(got == std::vector<std::string>{a + ":3", a + ":4", a + ":5", a + ":6"});
     CHECK(get(port, "/api/events?ticket=../x").status == 404);
 }
+
+TEST_CASE("SSE: a stream its client closes frees its connection slot at once", "[http][sse]") {
+    TempBoard board;
+    board.create("one");
+    auto options = options_for(board);
+    options.max_connections = 4;
+    options.heartbeat = std::chrono::seconds(600);  // no write would notice the close for long
+    Running server(options);
+    const auto port = server.port();
+    {
+        asio::io_context io;
+        std::vector<asio::ip::tcp::socket> streams;
+        for (std::size_t i = 0; i < options.max_connections; ++i) {
+            auto& socket = streams.emplace_back(io);
+            socket.connect({asio::ip::make_address("127.0.0.1"), port});
+            const std::string request =
+                "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n\r\n";
+            asio::write(socket, asio::buffer(request));
+            std::string head;
+            asio::read_until(socket, asio::dynamic_buffer(head), "\r\n\r\n");
+            REQUIRE(head.rfind("HTTP/1.1 200", 0) == 0);  // streaming: the slot is taken
+        }
+        CHECK(get(port, "/api/tickets").status == 503);  // every slot is taken
+    }                                                    // every stream closed by its client
+    // Each request waits on an answer; the slots come free as the server reads each close.
+    int status = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (status != 200 && std::chrono::steady_clock::now() < deadline)
+        status = get(port, "/api/tickets").status;
+    CHECK(status == 200);
+}
