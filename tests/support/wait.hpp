@@ -95,7 +95,7 @@ inline bool wait_for_end(pid_t pid, std::chrono::milliseconds timeout) {
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());
-        if (process < 0 ? has_ended(pid) : false) return true;
+        if (process < 0 && has_ended(pid)) return true;
         if (left.count() <= 0) break;
         pollfd ended{process, POLLIN, 0};
         const int r =
