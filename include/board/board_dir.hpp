@@ -1,11 +1,13 @@
 #pragma once
-// The board folder (spec/storage.md): where a board is, where a ticket lives, and the next
-// free ticket id. Ids are validated before they become paths, so `../x` never reaches disk.
+// The board folder (spec/storage.md): where a board is, where a ticket lives, and how a new
+// ticket is made, whole or not at all. Ids are validated before they become paths, so `../x`
+// never reaches disk.
 
 #include <board/expected.hpp>
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +23,7 @@ struct BoardDirError {
         lock_timeout,  ///< another process held the board lock for the whole timeout
         io,            ///< the file system refused (permissions, missing board, full disk)
         exhausted,     ///< PREFIX-999999999 is taken: no 9-digit number left
+        declined,      ///< the filler gave the ticket up; nothing was left on disk
     };
     Kind kind = Kind::io;
     std::string message;  ///< one sentence naming the path or id, e.g. with strerror
@@ -50,16 +53,27 @@ std::filesystem::path tickets_dir(const std::filesystem::path& board_root);
 std::optional<std::filesystem::path> ticket_dir(const std::filesystem::path& board_root,
                                                 std::string_view id);
 
-/// Claims the next free id `PREFIX-N` (N = 1 + the largest N of any `PREFIX-N` entry in
-/// `tickets/`, 1 if none) by creating its folder, and returns the id. Runs under an
-/// exclusive flock on `tickets/.lock`, so concurrent callers in any processes get distinct,
-/// contiguous ids; `mkdir` is the claim itself, so a writer that ignores the lock can at
-/// worst make us skip a number, never share one. Creates `tickets/` if missing. A number
-/// whose folder is left empty by a crash is not reused.
-/// Errors: invalid prefix, lock not acquired within `lock_timeout`, I/O, numbers exhausted.
-BoardDirResult<std::string> allocate_ticket_id(
+/// Fills a new ticket's folder before anyone can see it: `folder` is empty and private to this
+/// create, `id` the name it will have. True to keep what was written; false to abandon the
+/// ticket (the caller's own result says why). Runs under the board lock: keep it to the
+/// ticket's own files.
+using TicketFiller =
+    std::function<bool(const std::string& id, const std::filesystem::path& folder)>;
+
+/// Creates ticket `PREFIX-N` whole, or not at all, and returns its id. N = 1 + the largest N
+/// of any `PREFIX-N` entry in `tickets/` (1 if none). Under an exclusive flock on
+/// `tickets/.lock`: `fill` writes the ticket's files into the staging folder
+/// `tickets/.creating`, which is synced and renamed to `tickets/PREFIX-N` (never over an
+/// existing entry), and `tickets/` is synced before the id is returned. A create killed at any
+/// point leaves at most the staging folder, which the next create removes: no reader ever sees
+/// a ticket folder without its log. Concurrent callers in any processes get distinct,
+/// contiguous ids. Creates `tickets/` if missing.
+/// Errors: invalid prefix, lock not acquired within `lock_timeout`, I/O, numbers exhausted,
+/// declined (`fill` returned false; nothing is left on disk).
+BoardDirResult<std::string> create_ticket_folder(
     const std::filesystem::path& board_root,
     std::string_view prefix,
+    const TicketFiller& fill,
     std::chrono::milliseconds lock_timeout = std::chrono::seconds{10});
 
 }  // namespace board

@@ -161,7 +161,7 @@ std::vector<Event> events_for(const Planned& p,
     return events;
 }
 
-/// The next free number for `prefix` on the board as allocate_ticket_id counts it, to name
+/// The next free number for `prefix` on the board as create_ticket_folder counts it, to name
 /// the tickets in a dry run and in the check before writing.
 long next_number(const fs::path& board, const std::string& prefix) {
     long max = 0;
@@ -395,35 +395,35 @@ Result<ImportReport> Board::import_ticks(const ImportTicksRequest& request, cons
     ids.clear();
     for (const std::size_t i : order) {
         const Planned& p = plans[i];
-        auto id = allocate_ticket_id(root_, prefix);
-        if (!id) {
-            report.stopped = refuse(Kind::storage,
-                                    fmt::format("tick {}: {}; {} tick(s) imported before it",
-                                                p.tick->id,
-                                                id.error().message,
-                                                report.imported.size()));
-            break;
-        }
-        ids[p.tick->id] = id.value();
-        const fs::path dir = root_ / "tickets" / id.value();
-        auto result = append_events(dir, events_for(p, id.value(), ids, by, nullptr), 0);
-        if (const auto* ok = std::get_if<Committed>(&result)) {
-            if (auto failed = write_snapshot(dir, *ok->ticket)) report.warnings.push_back(*failed);
-            report.imported.push_back(
-                {p.tick->id, id.value(), p.tick->title, describe_status(*ok->ticket)});
+        std::optional<AppendResult> result;
+        const TicketFiller fill = [&](const std::string& new_id, const fs::path& folder) {
+            ids[p.tick->id] = new_id;
+            result = append_events(folder, events_for(p, new_id, ids, by, nullptr), 0);
+            const auto* ok = std::get_if<Committed>(&*result);
+            if (!ok) return false;
+            if (auto failed = write_snapshot(folder, *ok->ticket))
+                report.warnings.push_back(*failed);
+            return true;
+        };
+        auto id = create_ticket_folder(root_, prefix, fill);
+        if (id) {
+            report.imported.push_back({p.tick->id,
+                                       id.value(),
+                                       p.tick->title,
+                                       describe_status(*std::get<Committed>(*result).ticket)});
             continue;
         }
-        // Nothing was written for this id: give the number back, as create does.
-        fs::remove_all(dir, ec);
-        std::string why;
+        std::string why = id.error().message;
         Kind kind = Kind::storage;
-        if (const auto* no = std::get_if<Refused>(&result)) {
-            why = no->rejection.message;
-            kind = Kind::refused;
-        } else if (const auto* conflict = std::get_if<Conflict>(&result)) {
-            why = conflict->message;
-        } else {
-            why = std::get<LogError>(result).message;
+        if (id.error().kind == BoardDirError::Kind::declined && result) {
+            if (const auto* no = std::get_if<Refused>(&*result)) {
+                why = no->rejection.message;
+                kind = Kind::refused;
+            } else if (const auto* conflict = std::get_if<Conflict>(&*result)) {
+                why = conflict->message;
+            } else {
+                why = std::get<LogError>(*result).message;
+            }
         }
         report.stopped = refuse(kind,
                                 fmt::format("tick {} ({}): {}; {} tick(s) imported before it",

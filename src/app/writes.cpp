@@ -93,7 +93,7 @@ Result<fs::path> init_board(const fs::path& dir, const std::string& prefix) {
         (void)write_file_atomically(
             dir / "tickets" / ".gitignore",
             "# Per-machine caches and locks of the board tools, rebuilt from the logs.\n"
-            ".index\n.last-id\n.lock\n.daemon.lock\n*.tmp\n*.tmp-*\n",
+            ".index\n.last-id\n.lock\n.daemon.lock\n.creating/\n*.tmp\n*.tmp-*\n",
             Durability::unsynced);
     return dir;
 }
@@ -163,11 +163,7 @@ Result<Written> Board::create(const CreateRequest& request, const Actor& by) {
         return refusal(
             Kind::storage,
             fmt::format("create: {}: {}", (root_ / "board.yaml").string(), config.error().message));
-    auto id = allocate_ticket_id(root_, config.value().prefix);
-    if (!id) return refusal(Kind::storage, fmt::format("create: {}", id.error().message));
-
     Created created;
-    created.ticket = id.value();
     created.title = request.title;
     created.description = request.description;
     created.kind = *type;
@@ -178,15 +174,27 @@ Result<Written> Board::create(const CreateRequest& request, const Actor& by) {
     created.requires_ = required.value;
     created.awaiting = awaiting.value;
     created.manual = request.manual;
-    const fs::path dir = root_ / "tickets" / id.value();
-    auto result = transact(dir, by, [&](const Ticket&) { return std::vector<Payload>{created}; });
-    if (const auto* ok = std::get_if<Committed>(&result)) return committed(dir, *ok->ticket);
-    // Nothing was written for this id: give the folder back so the number is reused.
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    if (const auto* no = std::get_if<Refused>(&result))
+    std::optional<TransactResult> result;
+    std::vector<std::string> warnings;
+    const TicketFiller fill = [&](const std::string& new_id, const fs::path& folder) {
+        created.ticket = new_id;
+        result = transact(folder, by, [&](const Ticket&) { return std::vector<Payload>{created}; });
+        const auto* ok = std::get_if<Committed>(&*result);
+        if (!ok) return false;
+        // The snapshot is for people and tools: a failure to write it is a warning.
+        if (auto failed = write_snapshot(folder, *ok->ticket)) warnings.push_back(*failed);
+        return true;
+    };
+    auto id = create_ticket_folder(root_, config.value().prefix, fill);
+    if (id) {
+        written(id.value());
+        return Written{*std::get<Committed>(*result).ticket, std::move(warnings)};
+    }
+    if (id.error().kind != BoardDirError::Kind::declined || !result)
+        return refusal(Kind::storage, fmt::format("create: {}", id.error().message));
+    if (const auto* no = std::get_if<Refused>(&*result))
         return refusal(Kind::refused, fmt::format("create: {}", no->rejection.message));
-    return refusal(Kind::storage, fmt::format("create: {}", std::get<LogError>(result).message));
+    return refusal(Kind::storage, fmt::format("create: {}", std::get<LogError>(*result).message));
 }
 
 Result<Written> Board::approve(const std::string& id, const std::string& note, const Actor& by) {
@@ -327,30 +335,37 @@ Result<Written> Board::fork(const std::string& id, std::int64_t at_seq, const Ac
     auto config = load_board_config(root_ / "board.yaml");
     if (!config)
         return refusal(Kind::storage, fmt::format("fork: board.yaml: {}", config.error().message));
-    auto new_id = allocate_ticket_id(root_, config.value().prefix);
-    if (!new_id) return refusal(Kind::storage, fmt::format("fork: {}", new_id.error().message));
-    const fs::path dir = root_ / "tickets" / new_id.value();
-
     const auto& source_events = history.value().events;
-    std::vector<Event> events(source_events.begin(), source_events.begin() + at_seq);
-    Event marker;
-    marker.seq = at_seq + 1;
-    marker.id = random_event_id();
-    marker.at = wall_clock_now();
-    marker.by = by;
-    marker.payload = Forked{id, at_seq, new_id.value()};
-    events.push_back(std::move(marker));
-    auto result = append_events(dir, std::move(events), 0);
-    if (const auto* ok = std::get_if<Committed>(&result)) return committed(dir, *ok->ticket);
-    // Nothing was written: give the number back.
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    if (const auto* no = std::get_if<Refused>(&result))
+    std::optional<AppendResult> result;
+    std::vector<std::string> warnings;
+    const TicketFiller fill = [&](const std::string& new_id, const fs::path& folder) {
+        std::vector<Event> events(source_events.begin(), source_events.begin() + at_seq);
+        Event marker;
+        marker.seq = at_seq + 1;
+        marker.id = random_event_id();
+        marker.at = wall_clock_now();
+        marker.by = by;
+        marker.payload = Forked{id, at_seq, new_id};
+        events.push_back(std::move(marker));
+        result = append_events(folder, std::move(events), 0);
+        const auto* ok = std::get_if<Committed>(&*result);
+        if (!ok) return false;
+        if (auto failed = write_snapshot(folder, *ok->ticket)) warnings.push_back(*failed);
+        return true;
+    };
+    auto new_id = create_ticket_folder(root_, config.value().prefix, fill);
+    if (new_id) {
+        written(new_id.value());
+        return Written{*std::get<Committed>(*result).ticket, std::move(warnings)};
+    }
+    if (new_id.error().kind != BoardDirError::Kind::declined || !result)
+        return refusal(Kind::storage, fmt::format("fork {}: {}", id, new_id.error().message));
+    if (const auto* no = std::get_if<Refused>(&*result))
         return refusal(Kind::refused, refusal_line("fork", id, no->rejection.message));
-    if (const auto* conflict = std::get_if<Conflict>(&result))
+    if (const auto* conflict = std::get_if<Conflict>(&*result))
         return refusal(Kind::storage, fmt::format("fork {}: {}", id, conflict->message));
     return refusal(Kind::storage,
-                   fmt::format("fork {}: {}", id, std::get<LogError>(result).message));
+                   fmt::format("fork {}: {}", id, std::get<LogError>(*result).message));
 }
 
 Result<Recorded> Board::record(const std::string& id,

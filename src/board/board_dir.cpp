@@ -1,4 +1,4 @@
-// The board folder: locating it, ticket paths, and allocating ids under the board lock.
+// The board folder: locating it, ticket paths, and creating tickets whole under the board lock.
 
 #include "support/unique_fd.hpp"
 
@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -32,13 +33,16 @@ using Kind = BoardDirError::Kind;
 
 constexpr std::int64_t max_ticket_number = 999'999'999;  // {1,9} digits in the id pattern
 
+/// Where a new ticket is built before it gets its name (a dot name: no reader lists it).
+constexpr const char* staging_folder = ".creating";
+
 BoardDirError io_error(std::string_view what, const fs::path& path, int err) {
     return BoardDirError{Kind::io,
                          fmt::format("{} {}: {}", what, path.string(), std::strerror(err))};
 }
 
 /// flock has no timeout of its own and alarm() is process-wide, so poll with LOCK_NB and a
-/// short growing sleep; a create holds the lock for a directory scan and one mkdir.
+/// short growing sleep; a create holds the lock while it writes one small ticket.
 bool lock_with_timeout(int fd, std::chrono::milliseconds timeout, int& err) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     auto pause = std::chrono::microseconds{100};
@@ -74,7 +78,7 @@ std::optional<std::int64_t> number_of(std::string_view name, std::string_view pr
 /// tmpfs, so while it is unchanged no ticket folder came or went, and N is still the largest:
 /// a create then skips listing the folder (10 getdents calls, 2.5 ms, at 10,000 tickets).
 /// Only a hint: anything odd (no file, another prefix, a filesystem that reports 1 link for
-/// folders, as btrfs does) means listing, and mkdir stays the claim.
+/// folders, as btrfs does) means listing, and the rename stays the claim.
 constexpr const char* last_id_file = ".last-id";
 
 std::optional<std::int64_t> hinted_highest(int tickets_fd, std::string_view prefix) {
@@ -148,9 +152,10 @@ std::optional<fs::path> ticket_dir(const fs::path& board_root, std::string_view 
     return tickets_dir(board_root) / fs::path{std::string{id}};
 }
 
-BoardDirResult<std::string> allocate_ticket_id(const fs::path& board_root,
-                                               std::string_view prefix,
-                                               std::chrono::milliseconds lock_timeout) {
+BoardDirResult<std::string> create_ticket_folder(const fs::path& board_root,
+                                                 std::string_view prefix,
+                                                 const TicketFiller& fill,
+                                                 std::chrono::milliseconds lock_timeout) {
     if (!is_valid_prefix(prefix)) {
         return BoardDirError{Kind::invalid_id,
                              fmt::format("invalid ticket prefix \"{}\": expected an uppercase "
@@ -178,19 +183,51 @@ BoardDirResult<std::string> allocate_ticket_id(const fs::path& board_root,
 
     const UniqueFd tickets_fd{::open(tickets.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
     if (tickets_fd.get() < 0) return io_error("cannot open", tickets, errno);
-    // Claims PREFIX-n by making its folder: true when that settled it (made and synced, or an
-    // error in `failure`), false when the number is taken.
+    // Only the lock holder stages, so one name serves every create; one found now was left by
+    // a create that was killed, and was never a ticket.
+    const fs::path staging = tickets / staging_folder;
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+    if (ec) return io_error("cannot remove the leftover", staging, ec.value());
+
+    // Builds PREFIX-n in the staging folder and renames it into place: true when that settled
+    // it (created, or an error in `failure`), false when the number is taken.
     std::string id;
     std::optional<BoardDirError> failure;
+    const auto settle = [&](BoardDirError error) {
+        failure = std::move(error);
+        fs::remove_all(staging, ec);
+        return true;
+    };
     const auto claim = [&](std::int64_t n) {
         id = fmt::format("{}-{}", prefix, n);
-        if (::mkdirat(tickets_fd.get(), id.c_str(), 0777) != 0) {
-            if (errno == EEXIST) return false;
-            failure = io_error("cannot create", tickets / id, errno);
-            return true;
+        // A number taken by a writer that bypassed the lock (a folder made by hand): skipped
+        // before anything is built for it.
+        if (::faccessat(tickets_fd.get(), id.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) return false;
+        if (::mkdirat(tickets_fd.get(), staging_folder, 0777) != 0)
+            return settle(io_error("cannot create", staging, errno));
+        if (!fill(id, staging))
+            return settle(
+                BoardDirError{Kind::declined, fmt::format("the create of {} was given up", id)});
+        // The staged files' names must be durable before the folder's new name is.
+        if (const UniqueFd staged{
+                ::openat(tickets_fd.get(), staging_folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+            staged.get() < 0 || ::fsync(staged.get()) != 0)
+            return settle(io_error("cannot sync", staging, errno));
+        int renamed = ::renameat2(
+            tickets_fd.get(), staging_folder, tickets_fd.get(), id.c_str(), RENAME_NOREPLACE);
+        // A file system without RENAME_NOREPLACE: the name was free a moment ago under the lock.
+        if (renamed != 0 && errno == EINVAL)
+            renamed = ::renameat(tickets_fd.get(), staging_folder, tickets_fd.get(), id.c_str());
+        if (renamed != 0) {
+            if (errno == EEXIST || errno == ENOTEMPTY) {
+                fs::remove_all(staging, ec);
+                return false;
+            }
+            return settle(io_error("cannot rename the new ticket into", tickets / id, errno));
         }
-        // Make the claim durable before the id is handed out: a crash after a create was
-        // acknowledged must not hand the same number out again.
+        // Durable before the id is handed out: a crash after a create was acknowledged must
+        // neither lose the ticket nor hand its number out again.
         if (::fsync(tickets_fd.get()) != 0) {
             failure = io_error("cannot sync", tickets, errno);
             return true;
@@ -198,14 +235,14 @@ BoardDirResult<std::string> allocate_ticket_id(const fs::path& board_root,
         remember_highest(tickets_fd.get(), prefix, n);
         return true;
     };
-    const auto claimed = [&]() -> BoardDirResult<std::string> {
+    const auto created = [&]() -> BoardDirResult<std::string> {
         if (failure) return *failure;
         return id;
     };
 
     // The hint's next number, if it is still free; otherwise the folder is listed.
     const auto hinted = hinted_highest(tickets_fd.get(), prefix);
-    if (hinted && *hinted < max_ticket_number && claim(*hinted + 1)) return claimed();
+    if (hinted && *hinted < max_ticket_number && claim(*hinted + 1)) return created();
 
     // readdir, not fs::directory_iterator: building a path per entry was most of a create's
     // own work on a board of 10,000 tickets.
@@ -220,11 +257,11 @@ BoardDirResult<std::string> allocate_ticket_id(const fs::path& board_root,
     ::closedir(listing);
     if (listing_error != 0) return io_error("cannot list", tickets, listing_error);
 
-    // The lock makes the first mkdir succeed for every cooperating writer; EEXIST can only
-    // come from one that bypassed it (e.g. a hand-made folder), and then the next number is
-    // as good, so step past it a bounded number of times.
+    // The lock makes the first number free for every cooperating writer; a taken one can only
+    // come from one that bypassed it, and then the next number is as good, so step past it a
+    // bounded number of times.
     for (std::int64_t n = highest + 1; n <= std::min(highest + 1000, max_ticket_number); ++n)
-        if (claim(n)) return claimed();
+        if (claim(n)) return created();
     return BoardDirError{
         Kind::exhausted,
         fmt::format("no free ticket number for prefix {} in {}", prefix, tickets.string())};

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
@@ -35,12 +36,30 @@ void touch(const fs::path& file) {
     std::ofstream{file} << "prefix: PROJ\n";
 }
 
-/// Allocates `count` ids and returns them, or stops at the first error (returned as its
+/// A create whose ticket is one file naming its id, as a log would.
+BoardDirResult<std::string> create_ticket(const fs::path& board,
+                                          std::string_view prefix,
+                                          std::chrono::milliseconds lock_timeout = 10s) {
+    const TicketFiller fill = [](const std::string& id, const fs::path& folder) {
+        std::ofstream{folder / "events.jsonl"} << id << "\n";
+        return true;
+    };
+    return create_ticket_folder(board, prefix, fill, lock_timeout);
+}
+
+std::string first_line(const fs::path& file) {
+    std::ifstream in{file};
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+/// Creates `count` tickets and returns their ids, or stops at the first error (returned as its
 /// message, which can never look like an id).
 std::vector<std::string> allocate_many(const fs::path& board, int count) {
     std::vector<std::string> ids;
     for (int i = 0; i < count; ++i) {
-        auto id = allocate_ticket_id(board, "PROJ", 30s);
+        auto id = create_ticket(board, "PROJ", 30s);
         if (!id) {
             ids.push_back("error: " + id.error().message);
             break;
@@ -57,7 +76,7 @@ void check_contiguous(const std::vector<std::string>& ids, const fs::path& board
     for (std::size_t n = 1; n <= ids.size(); ++n) {
         const std::string id = "PROJ-" + std::to_string(n);
         CHECK(distinct.count(id) == 1);
-        CHECK(fs::is_directory(board / "tickets" / id));
+        CHECK(first_line(board / "tickets" / id / "events.jsonl") == id);
     }
 }
 
@@ -106,10 +125,10 @@ TEST_CASE("ticket_dir forms a path only for a valid id") {
 TEST_CASE("allocate_ticket_id takes max+1 of this prefix and claims the folder") {
     const TempDir tmp;
     const fs::path board = tmp.path();
-    auto first = allocate_ticket_id(board, "PROJ");  // creates tickets/ on first use
+    auto first = create_ticket(board, "PROJ");  // creates tickets/ on first use
     REQUIRE(first);
     CHECK(first.value() == "PROJ-1");
-    CHECK(fs::is_directory(board / "tickets" / "PROJ-1"));
+    CHECK(first_line(board / "tickets" / "PROJ-1" / "events.jsonl") == "PROJ-1");
 
     // Gaps are not refilled, other prefixes and junk are ignored, numbers compare as numbers.
     fs::create_directory(board / "tickets" / "PROJ-9");
@@ -118,13 +137,13 @@ TEST_CASE("allocate_ticket_id takes max+1 of this prefix and claims the folder")
     fs::create_directory(board / "tickets" / "PROJX-77");
     fs::create_directory(board / "tickets" / "PROJ-x");
     touch(board / "tickets" / "notes.txt");
-    auto next = allocate_ticket_id(board, "PROJ");
+    auto next = create_ticket(board, "PROJ");
     REQUIRE(next);
     CHECK(next.value() == "PROJ-11");
-    auto other = allocate_ticket_id(board, "OTHER");
+    auto other = create_ticket(board, "OTHER");
     REQUIRE(other);
     CHECK(other.value() == "OTHER-501");
-    auto fresh = allocate_ticket_id(board, "NEW");
+    auto fresh = create_ticket(board, "NEW");
     REQUIRE(fresh);
     CHECK(fresh.value() == "NEW-1");
 }
@@ -140,15 +159,15 @@ TEST_CASE("allocate_ticket_id skips listing the folder while tickets/.last-id ho
 
     SECTION("while no folder came or went, the hint is believed (no listing)") {
         write_hint("PROJ 40 " + std::to_string(links) + "\n");
-        CHECK(allocate_ticket_id(board, "PROJ").value() == "PROJ-41");
+        CHECK(create_ticket(board, "PROJ").value() == "PROJ-41");
     }
     SECTION("a folder made by hand changes the link count: the folder is listed") {
         fs::create_directory(board / "tickets" / "PROJ-20");
-        CHECK(allocate_ticket_id(board, "PROJ").value() == "PROJ-21");
+        CHECK(create_ticket(board, "PROJ").value() == "PROJ-21");
     }
     SECTION("a hint that is too low never hands out a taken id") {
         write_hint("PROJ 1 " + std::to_string(links) + "\n");
-        CHECK(allocate_ticket_id(board, "PROJ").value() == "PROJ-4");
+        CHECK(create_ticket(board, "PROJ").value() == "PROJ-4");
     }
     SECTION("another prefix, a stale count or garbage: listed") {
         for (const std::string& text : {"OTHER 40 " + std::to_string(links) + "\n",
@@ -159,10 +178,10 @@ TEST_CASE("allocate_ticket_id skips listing the folder while tickets/.last-id ho
                                         "PROJ 9223372036854775807 " + std::to_string(links) + "\n",
                                         std::string{}}) {
             write_hint(text);
-            const auto id = allocate_ticket_id(board, "PROJ");
+            const auto id = create_ticket(board, "PROJ");
             REQUIRE(id);
             CHECK(id.value() != "PROJ-41");
-            fs::remove(board / "tickets" / id.value());  // give the number back for the next
+            fs::remove_all(board / "tickets" / id.value());  // give the number back for the next
         }
     }
 }
@@ -171,7 +190,7 @@ TEST_CASE("allocate_ticket_id refuses an invalid prefix before touching the disk
     const TempDir tmp;
     const std::string prefix = GENERATE(as<std::string>{}, "", "proj", "../X", "A/B", "1A");
     CAPTURE(prefix);
-    const auto id = allocate_ticket_id(tmp.path(), prefix);
+    const auto id = create_ticket(tmp.path(), prefix);
     REQUIRE_FALSE(id);
     CHECK(id.error().kind == BoardDirError::Kind::invalid_id);
     CHECK_FALSE(fs::exists(tmp.path() / "tickets"));
@@ -180,7 +199,7 @@ TEST_CASE("allocate_ticket_id refuses an invalid prefix before touching the disk
 TEST_CASE("allocate_ticket_id reports when the number space is exhausted") {
     const TempDir tmp;
     fs::create_directories(tmp.path() / "tickets" / "PROJ-999999999");
-    const auto id = allocate_ticket_id(tmp.path(), "PROJ");
+    const auto id = create_ticket(tmp.path(), "PROJ");
     REQUIRE_FALSE(id);
     CHECK(id.error().kind == BoardDirError::Kind::exhausted);
 }
@@ -188,7 +207,7 @@ TEST_CASE("allocate_ticket_id reports when the number space is exhausted") {
 TEST_CASE("allocate_ticket_id reports an unusable board as an I/O error") {
     const TempDir tmp;
     touch(tmp.path() / "not_a_dir");
-    const auto id = allocate_ticket_id(tmp.path() / "not_a_dir", "PROJ");
+    const auto id = create_ticket(tmp.path() / "not_a_dir", "PROJ");
     REQUIRE_FALSE(id);
     CHECK(id.error().kind == BoardDirError::Kind::io);
     CHECK_THAT(id.error().message, Contains("not_a_dir"));
@@ -203,7 +222,7 @@ TEST_CASE("allocate_ticket_id times out while another holder keeps the board loc
     REQUIRE(::flock(holder, LOCK_EX) == 0);
 
     const auto started = std::chrono::steady_clock::now();
-    const auto id = allocate_ticket_id(tmp.path(), "PROJ", 100ms);
+    const auto id = create_ticket(tmp.path(), "PROJ", 100ms);
     const auto waited = std::chrono::steady_clock::now() - started;
     REQUIRE_FALSE(id);
     CHECK(id.error().kind == BoardDirError::Kind::lock_timeout);
@@ -213,12 +232,12 @@ TEST_CASE("allocate_ticket_id times out while another holder keeps the board loc
     CHECK_FALSE(fs::exists(tmp.path() / "tickets" / "PROJ-1"));
 
     ::close(holder);  // released: the next caller gets in
-    const auto after = allocate_ticket_id(tmp.path(), "PROJ", 100ms);
+    const auto after = create_ticket(tmp.path(), "PROJ", 100ms);
     REQUIRE(after);
     CHECK(after.value() == "PROJ-1");
 }
 
-TEST_CASE("concurrent processes allocating ids get distinct, contiguous ids") {
+TEST_CASE("concurrent processes creating tickets get distinct, contiguous ids") {
     const TempDir tmp;
     touch(tmp.path() / "board.yaml");
     constexpr int processes = 6;
@@ -272,7 +291,7 @@ TEST_CASE("concurrent processes allocating ids get distinct, contiguous ids") {
     check_contiguous(ids, tmp.path());
 }
 
-TEST_CASE("concurrent threads allocating ids get distinct, contiguous ids") {
+TEST_CASE("concurrent threads creating tickets get distinct, contiguous ids") {
     // Each call opens its own descriptor, and flock locks are per open file description, so
     // threads of one process exclude each other just as processes do.
     const TempDir tmp;
@@ -292,4 +311,85 @@ TEST_CASE("concurrent threads allocating ids get distinct, contiguous ids") {
     for (const auto& id : ids) CHECK_THAT(id, !Contains("error"));
     REQUIRE(ids.size() == std::size_t{threads * per_thread});
     check_contiguous(ids, tmp.path());
+}
+
+TEST_CASE("the filler writes into a private staging folder, and giving up leaves nothing") {
+    const TempDir tmp;
+    const fs::path tickets = tmp.path() / "tickets";
+    std::string seen_id;
+    fs::path seen_folder;
+    bool was_empty = false;
+    const TicketFiller decline = [&](const std::string& id, const fs::path& folder) {
+        seen_id = id;
+        seen_folder = folder;
+        was_empty = fs::is_empty(folder);
+        std::ofstream{folder / "events.jsonl"} << "half a ticket";
+        return false;
+    };
+    const auto declined = create_ticket_folder(tmp.path(), "PROJ", decline);
+    REQUIRE_FALSE(declined);
+    CHECK(declined.error().kind == BoardDirError::Kind::declined);
+    CHECK(seen_id == "PROJ-1");
+    CHECK(seen_folder.parent_path() == tickets);
+    CHECK(seen_folder.filename().string().front() == '.');  // no reader lists a dot name
+    CHECK(was_empty);
+    CHECK_FALSE(fs::exists(tickets / "PROJ-1"));
+    CHECK_FALSE(fs::exists(seen_folder));
+
+    // The number was never handed out, so the next create takes it.
+    CHECK(create_ticket(tmp.path(), "PROJ").value() == "PROJ-1");
+}
+
+TEST_CASE("a create killed while it writes leaves no ticket, and the next one cleans up") {
+    const TempDir tmp;
+    const fs::path tickets = tmp.path() / "tickets";
+    REQUIRE(create_ticket(tmp.path(), "PROJ").value() == "PROJ-1");
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        const TicketFiller killed = [](const std::string&, const fs::path& folder) {
+            std::ofstream{folder / "events.jsonl"} << "{\"v\":1,\"seq\":1";  // half a line
+            ::raise(SIGKILL);
+            return true;
+        };
+        (void)create_ticket_folder(tmp.path(), "PROJ", killed);
+        ::_exit(0);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFSIGNALED(status));
+
+    // Every name a reader lists is a whole ticket.
+    std::vector<std::string> listed;
+    for (const auto& entry : fs::directory_iterator(tickets))
+        if (entry.is_directory() && entry.path().filename().string().front() != '.')
+            listed.push_back(entry.path().filename().string());
+    CHECK(listed == std::vector<std::string>{"PROJ-1"});
+
+    CHECK(create_ticket(tmp.path(), "PROJ").value() == "PROJ-2");
+    CHECK(first_line(tickets / "PROJ-2" / "events.jsonl") == "PROJ-2");
+    for (const auto& entry : fs::directory_iterator(tickets))
+        CHECK_FALSE(entry.path().filename() == ".creating");
+}
+
+TEST_CASE("a name taken behind the lock's back is stepped over, never overwritten") {
+    const TempDir tmp;
+    const fs::path tickets = tmp.path() / "tickets";
+    REQUIRE(create_ticket(tmp.path(), "PROJ").value() == "PROJ-1");
+    // A folder made by hand between the hint and the claim: the hint still says PROJ-1.
+    int calls = 0;
+    const TicketFiller make_rival = [&](const std::string& id, const fs::path& folder) {
+        if (++calls == 1) {
+            fs::create_directory(tickets / id);
+            std::ofstream{tickets / id / "events.jsonl"} << "rival\n";
+        }
+        std::ofstream{folder / "events.jsonl"} << id << "\n";
+        return true;
+    };
+    const auto id = create_ticket_folder(tmp.path(), "PROJ", make_rival);
+    REQUIRE(id);
+    CHECK(id.value() == "PROJ-3");
+    CHECK(calls == 2);
+    CHECK(first_line(tickets / "PROJ-2" / "events.jsonl") == "rival");
+    CHECK(first_line(tickets / "PROJ-3" / "events.jsonl") == "PROJ-3");
 }

@@ -9,12 +9,20 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <csignal>
+#include <cstddef>
 #include <fcntl.h>
 #include <fstream>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -658,6 +666,113 @@ TEST_CASE("4 concurrent creates never share an id", "[e2e][concurrency]") {
     CHECK(list.size() == 20);
     CHECK(ids.size() == 20);
     CHECK(ids.count("P-20") == 1);
+}
+
+/// Runs `board ARGS --board ROOT` and kills it (as SIGKILL would: no handler, no cleanup)
+/// the first time it makes one of `calls`, the system calls that mark the steps of a create.
+/// Returns the exit code (128 + the signal when killed). A seccomp filter, installed in the
+/// child before exec, makes the moment exact instead of a race with a timer.
+int run_killed_at(const TempBoard& b,
+                  const std::vector<long>& calls,
+                  std::vector<std::string> args,
+                  std::string& out) {
+#if defined(__x86_64__)
+    constexpr std::uint32_t arch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+    constexpr std::uint32_t arch = AUDIT_ARCH_AARCH64;
+#endif
+    std::vector<sock_filter> filter{
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr))};
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+        const auto to_kill = static_cast<std::uint8_t>(calls.size() - i);
+        filter.push_back(
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(calls[i]), to_kill, 0));
+    }
+    filter.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    filter.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+    const sock_fprog program{static_cast<unsigned short>(filter.size()), filter.data()};
+
+    args.push_back("--board");
+    args.push_back(b.root().string());
+    const fs::path out_file = b.root() / ("killed-" + std::to_string(::getpid()) + ".out");
+    std::string binary = BOARD_BINARY;
+    std::vector<char*> argv{binary.data()};
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        const int fd = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        ::dup2(fd, 1);
+        const rlimit no_core{0, 0};
+        ::setrlimit(RLIMIT_CORE, &no_core);
+        ::setenv("USER", "ana", 1);
+        if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+            ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0)
+            ::_exit(126);
+        ::execv(binary.c_str(), argv.data());
+        ::_exit(127);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    out = slurp(out_file);
+    fs::remove(out_file);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST_CASE("a create killed at any step leaves no partial ticket behind", "[e2e][concurrency]") {
+#if !defined(__x86_64__) && !defined(__aarch64__)
+    SKIP("the seccomp filter knows only x86-64 and arm64 system call numbers");
+#endif
+    TempBoard b;
+    const fs::path tickets = b.root() / "tickets";
+    // The steps of a create, in order: a folder made durable, the log line written and
+    // synced, the snapshot renamed into place, the ticket renamed into place.
+    const std::vector<std::pair<std::string, std::vector<long>>> steps{
+        {"the first fsync", {SYS_fsync}},
+        {"the first write", {SYS_write}},
+        {"the first fdatasync", {SYS_fdatasync}},
+#ifdef SYS_rename
+        {"the first rename", {SYS_rename, SYS_renameat, SYS_renameat2}},
+#else
+        {"the first rename", {SYS_renameat, SYS_renameat2}},
+#endif
+        {"the first renameat2", {SYS_renameat2}},
+    };
+    std::set<std::string> acknowledged;
+    int killed = 0;
+    for (const auto& [step, calls] : steps) {
+        std::string out;
+        const int code = run_killed_at(b, calls, {"create", "killed at " + step}, out);
+        INFO("killed at " << step << ": exit " << code);
+        CHECK((code == 0 || code == 128 + SIGSYS));
+        killed += code == 128 + SIGSYS ? 1 : 0;
+        if (code == 0) acknowledged.insert(out.substr(0, out.find('\n')));
+
+        // After every kill, whatever the step: readers see whole tickets only.
+        for (const auto& entry : fs::directory_iterator(tickets)) {
+            const std::string name = entry.path().filename();
+            if (!entry.is_directory() || name.front() == '.') continue;
+            INFO("ticket folder " << name);
+            CHECK(fs::exists(entry.path() / "events.jsonl"));
+            CHECK(fs::file_size(entry.path() / "events.jsonl") > 0);
+        }
+        const auto verify = b.board({"verify"});
+        CHECK(verify.exit_code == 0);
+        CHECK(verify.err == "");
+        const auto list = b.board({"list", "--json"});
+        CHECK(list.exit_code == 0);
+        CHECK(list.err == "");
+    }
+    CHECK(killed == static_cast<int>(steps.size()));
+    // The next create is whole, and numbers never handed out are taken again.
+    const std::string next = b.create("after the kills");
+    CHECK(next == "P-1");
+    CHECK(b.show(next).at("title").as_string() == "after the kills");
+    CHECK(b.board({"verify"}).exit_code == 0);
 }
 
 TEST_CASE("caches never win over the log: a daemon's append shows at once", "[e2e][cache]") {

@@ -80,24 +80,30 @@ int mixed(const std::filesystem::path& root, long count, const std::vector<std::
     std::map<std::string, board::EventLog> logs;
     for (long i = 0; i < count; ++i) {
         if (i % 10 == 0) {
-            auto id = board::allocate_ticket_id(root, config.value().prefix, lock_timeout);
+            bool built = false;
+            const board::TicketFiller fill = [&](const std::string& new_id,
+                                                 const std::filesystem::path& folder) {
+                const auto result = board::transact(
+                    folder,
+                    by,
+                    [&](const board::Ticket&) {
+                        board::Created created;
+                        created.ticket = new_id;
+                        created.title = "Created by board_log_writer " + me;
+                        return std::vector<board::Payload>{std::move(created)};
+                    },
+                    options);
+                built = committed(result);
+                if (built)
+                    (void)board::write_snapshot(folder, *std::get<board::Committed>(result).ticket);
+                return built;
+            };
+            auto id = board::create_ticket_folder(root, config.value().prefix, fill, lock_timeout);
             if (!id) {
-                std::fprintf(stderr, "board_log_writer: %s\n", id.error().message.c_str());
+                if (!built)
+                    std::fprintf(stderr, "board_log_writer: %s\n", id.error().message.c_str());
                 return 1;
             }
-            const auto dir = root / "tickets" / id.value();
-            const auto result = board::transact(
-                dir,
-                by,
-                [&](const board::Ticket&) {
-                    board::Created created;
-                    created.ticket = id.value();
-                    created.title = "Created by board_log_writer " + me;
-                    return std::vector<board::Payload>{std::move(created)};
-                },
-                options);
-            if (!committed(result)) return 1;
-            (void)board::write_snapshot(dir, *std::get<board::Committed>(result).ticket);
             if (!write_all(1, "created " + id.value() + "\n")) return 1;
             continue;
         }

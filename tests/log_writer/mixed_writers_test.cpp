@@ -96,16 +96,18 @@ TEST_CASE("8 processes adding notes and creating tickets on one board lose and d
     std::ofstream{root / "board.yaml"} << default_board_yaml("PROJ");
     const std::vector<std::string> seeds{"PROJ-1", "PROJ-2"};
     for (const auto& seed : seeds) {
-        const auto id = allocate_ticket_id(root, "PROJ");
+        const TicketFiller fill = [&](const std::string& id, const fs::path& folder) {
+            Created created;
+            created.ticket = id;
+            created.title = "Seed " + id;
+            const auto result = transact(folder, {ActorKind::human, "ana"}, [&](const Ticket&) {
+                return std::vector<Payload>{created};
+            });
+            return std::holds_alternative<Committed>(result);
+        };
+        const auto id = create_ticket_folder(root, "PROJ", fill);
         REQUIRE(id);
         REQUIRE(id.value() == seed);
-        Created created;
-        created.ticket = seed;
-        created.title = "Seed " + seed;
-        const auto result = transact(root / "tickets" / seed,
-                                     {ActorKind::human, "ana"},
-                                     [&](const Ticket&) { return std::vector<Payload>{created}; });
-        REQUIRE(std::holds_alternative<Committed>(result));
     }
 
     // 500 operations each: every tenth creates a ticket, the rest alternate notes on the seeds.
