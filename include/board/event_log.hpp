@@ -38,6 +38,12 @@ namespace board {
 inline constexpr std::string_view log_file_name = "events.jsonl";
 inline constexpr std::string_view torn_file_name = "events.jsonl.torn";
 
+/// The longest line a log may hold, newline excluded. A reader refuses a longer one as
+/// corrupt (file:line) having held at most this much of it; a writer refuses to write one.
+/// Every field an agent fills is cut well below it (spec/agents.md), so only a hand-made
+/// line or a runaway human text can reach it.
+inline constexpr std::size_t max_event_line_bytes = 8u << 20;
+
 /// Why a log could not be read or written.
 struct LogError {
     enum class Kind : std::uint8_t {

@@ -79,6 +79,15 @@ public:
     LogResult<std::optional<Torn>> scan(int fd, std::uint64_t end, Position& pos, Sink&& sink);
 
 private:
+    LogError too_long(const Position& pos) const {
+        return LogError{LogError::Kind::corrupt,
+                        fmt::format("{}:{}: the line is longer than the {} bytes a log line "
+                                    "may hold; it was not read (no board tool writes one)",
+                                    path_,
+                                    pos.line + 1,
+                                    max_event_line_bytes)};
+    }
+
     std::string path_;
     EventDecoder decoder_;
     std::string buffer_;
@@ -117,6 +126,8 @@ LogResult<std::optional<Torn>> Scanner::scan(int fd,
             const auto* nl =
                 static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(stop - p)));
             if (!nl) break;
+            if (carry_.size() + static_cast<std::size_t>(nl - p) > max_event_line_bytes)
+                return too_long(pos);
             std::string_view line;
             if (carry_.empty()) {
                 line = std::string_view{p, static_cast<std::size_t>(nl - p)};
@@ -163,6 +174,9 @@ LogResult<std::optional<Torn>> Scanner::scan(int fd,
             carry_.clear();
             p = nl + 1;
         }
+        // A line still open past the limit is refused before more of it is held.
+        if (carry_.size() + static_cast<std::size_t>(stop - p) > max_event_line_bytes)
+            return too_long(pos);
         carry_.append(p, stop);
         read_at += n;
     }
@@ -399,8 +413,21 @@ struct EventLog::Impl {
             next = std::move(reduced).value();
         }
         write_buffer.clear();
-        for (const Event& event : batch) {
-            append_event(write_buffer, event);
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            const std::size_t start = write_buffer.size();
+            append_event(write_buffer, batch[i]);
+            // A line no reader would take is never written.
+            if (write_buffer.size() - start > max_event_line_bytes) {
+                forget();  // `ticket` holds the unwritten batch
+                return LogError{LogError::Kind::invalid_batch,
+                                fmt::format("{}: event {} of the batch ({}) is {} bytes, over "
+                                            "the {} bytes a log line may hold",
+                                            path,
+                                            i + 1,
+                                            type_name(batch[i].payload),
+                                            write_buffer.size() - start,
+                                            max_event_line_bytes)};
+            }
             write_buffer += '\n';
         }
         std::optional<LogError> failed = write_once(fd, write_buffer, path);

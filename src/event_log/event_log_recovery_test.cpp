@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <sys/resource.h>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -152,6 +153,66 @@ TEST_CASE("event log: a 5 MB line reads back, and a torn 5 MB tail is moved asid
         CHECK(loaded.report.torn_bytes == torn.size() - 1);
         CHECK(read_file(dir / "events.jsonl") == line_end);
     }
+}
+
+TEST_CASE("event log: a line over the limit is refused with file:line, in bounded memory",
+          "[event_log]") {
+    TempDir tmp;
+    const fs::path dir = tmp.path() / "PROJ-1";
+    make_ticket(dir, 1);
+    const std::string before = read_file(dir / "events.jsonl");
+    // 96 MB of one line (made by hand: no board tool writes one), then a good line after it.
+    const std::size_t huge = 96u << 20;
+    {
+        std::ofstream out{dir / "events.jsonl", std::ios::binary | std::ios::app};
+        const std::string prefix = R"({"v":1,"seq":3,"id":"huge","at":"2026-11-20T10:00:00Z",)"
+                                   R"("by":{"kind":"human","name":"ana"},"type":"note-added",)"
+                                   R"("text":")";
+        out << prefix;
+        const std::string block(1u << 20, 'x');
+        for (std::size_t i = 0; i < huge / block.size(); ++i) out << block;
+        out << "\"}\n" << encode_event(note_event("after", "after the huge line")) << "\n";
+    }
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    const long peak_before_kb = usage.ru_maxrss;
+
+    const auto loaded = load_ticket(dir);
+    REQUIRE(std::holds_alternative<LogError>(loaded));
+    const LogError& error = std::get<LogError>(loaded);
+    CHECK(error.kind == LogError::Kind::corrupt);
+    CHECK_THAT(error.message, Catch::Matchers::Contains("events.jsonl:3:"));
+    CHECK_THAT(error.message, Catch::Matchers::Contains("longer than the 8388608 bytes"));
+    std::int64_t visited = 0;
+    const auto streamed = read_log(dir / "events.jsonl", [&](const Event&) { ++visited; });
+    REQUIRE(std::holds_alternative<LogError>(streamed));
+    CHECK(visited == 2);  // the two lines before it, and nothing is skipped past it
+
+    ::getrusage(RUSAGE_SELF, &usage);
+    const long grown_mb = (usage.ru_maxrss - peak_before_kb) / 1024;
+    INFO("peak memory grew by " << grown_mb << " MB reading a " << (huge >> 20) << " MB line");
+    CHECK(grown_mb < 40);
+    // Refused, not repaired: the file is as it was.
+    CHECK(fs::file_size(dir / "events.jsonl") > before.size() + huge);
+}
+
+TEST_CASE("event log: an event that would make a line over the limit is not written",
+          "[event_log]") {
+    TempDir tmp;
+    const fs::path dir = tmp.path() / "PROJ-1";
+    make_ticket(dir, 1);
+    const std::string before = read_file(dir / "events.jsonl");
+    const std::string too_big(max_event_line_bytes, 'x');
+    const auto result = append_events(dir, {note_event("big", too_big)}, 2);
+    REQUIRE(std::holds_alternative<LogError>(result));
+    CHECK(std::get<LogError>(result).kind == LogError::Kind::invalid_batch);
+    CHECK_THAT(std::get<LogError>(result).message,
+               Catch::Matchers::Contains("(note)") &&
+                   Catch::Matchers::Contains("a log line may hold"));
+    CHECK(read_file(dir / "events.jsonl") == before);
+    // The log is still good to append to.
+    must_be<Committed>(append_events(dir, {note_event("small", "a small note")}, 2));
+    CHECK(must_be<Loaded>(load_ticket(dir)).report.events == 3);
 }
 
 // ---------------------------------------------------------------------------------------------
