@@ -9,6 +9,7 @@
 #include <board/ticket.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -37,6 +38,13 @@ enum class SandboxMode {
 
 /// `agents.<phase>:` of board.yaml, with `command` and `timeout` already resolved against
 /// `agents.default` (a phase that does not set them inherits the default's).
+/// `max_output` unless board.yaml says otherwise: 50 MB, far above what any finished phase
+/// prints, far below a disk that fills.
+inline constexpr std::uint64_t default_max_output = 50ull << 20;
+/// The range `max_output` may take: room for a marker line below, a bounded disk above.
+inline constexpr std::uint64_t min_max_output = 64ull << 10;
+inline constexpr std::uint64_t max_max_output = 64ull << 30;
+
 struct AgentConfig {
     std::vector<std::string> command;  ///< argv, never empty, argv[0] non-empty
     /// How the command is run and read (agent_dialect.hpp): `dialect:` of the phase, else of
@@ -50,6 +58,9 @@ struct AgentConfig {
     bool enabled = true;
     bool resume = false;  ///< resume the agent's last session instead of starting fresh
     SandboxMode sandbox = SandboxMode::automatic;
+    /// Bytes of the agent's output kept in its run log; the rest is dropped, with a marker
+    /// line in the log and a note on the ticket (the run itself goes on and is judged).
+    std::uint64_t max_output = default_max_output;
     friend bool operator==(const AgentConfig&, const AgentConfig&) = default;
 };
 
@@ -83,6 +94,7 @@ struct BoardConfig {
     std::optional<DialectKind> default_dialect;  ///< `agents.default.dialect`; unset: by name
     SandboxMode default_sandbox = SandboxMode::automatic;  ///< `agents.default.sandbox`
     std::chrono::milliseconds default_timeout{std::chrono::minutes{30}};
+    std::uint64_t default_max_output = board::default_max_output;  ///< `agents.default.max_output`
     AgentConfig research = default_agent_config(Status::research);
     AgentConfig planning = default_agent_config(Status::planning);
     AgentConfig implementing = default_agent_config(Status::implementing);
@@ -140,5 +152,12 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
 
 /// The shortest exact spelling parse_duration reads back: 1800000ms → `30m`.
 std::string format_duration(std::chrono::milliseconds d);
+
+/// Parses a size: digits then `B`, `KB`, `MB` or `GB` (binary: 1 KB = 1024 bytes), no sign, no
+/// spaces. nullopt for anything else or above 2^63 bytes.
+std::optional<std::uint64_t> parse_size(std::string_view text);
+
+/// The shortest exact spelling parse_size reads back: 52428800 → `50MB`.
+std::string format_size(std::uint64_t bytes);
 
 }  // namespace board

@@ -208,6 +208,18 @@ milliseconds read_duration(const Field& f, bool allow_zero) {
     return *d;
 }
 
+std::uint64_t read_size(const Field& f) {
+    const std::string expected = fmt::format("a size like 512KB, 50MB or 1GB, from {} to {}",
+                                             format_size(min_max_output),
+                                             format_size(max_max_output));
+    const std::string& text = scalar(f, expected);
+    const auto bytes = parse_size(text);
+    if (!bytes || *bytes < min_max_output || *bytes > max_max_output) {
+        fail(f.mark, f.path, fmt::format("expected {}, got \"{}\"", expected, text));
+    }
+    return *bytes;
+}
+
 Gate read_gate(const Field& f) {
     constexpr std::string_view expected = "none, checkpoint or approval";
     const std::string& text = scalar(f, expected);
@@ -260,6 +272,7 @@ struct PhaseEntry {
     AgentConfig agent;
     std::optional<std::vector<std::string>> command;
     std::optional<milliseconds> timeout;
+    std::optional<std::uint64_t> max_output;
     std::optional<DialectKind> dialect;
     std::optional<SandboxMode> sandbox;
 };
@@ -284,36 +297,46 @@ std::optional<DialectKind> read_dialect(const Field& f) {
 }
 
 void read_phase(const Field& f, PhaseEntry& entry) {
-    for_each_key(
-        f,
-        {"max_steps", "worktree", "enabled", "command", "timeout", "resume", "dialect", "sandbox"},
-        [&](std::string_view key, const Field& v) {
-            if (key == "dialect") entry.dialect = read_dialect(v);
-            if (key == "sandbox") entry.sandbox = read_sandbox(v);
-            if (key == "max_steps") entry.agent.max_steps = read_int(v, 1);
-            if (key == "worktree") entry.agent.worktree = read_bool(v);
-            if (key == "enabled") entry.agent.enabled = read_bool(v);
-            if (key == "resume") entry.agent.resume = read_bool(v);
-            if (key == "command") entry.command = read_command(v);
-            if (key == "timeout") entry.timeout = read_duration(v, false);
-        });
+    for_each_key(f,
+                 {"max_steps",
+                  "worktree",
+                  "enabled",
+                  "command",
+                  "timeout",
+                  "max_output",
+                  "resume",
+                  "dialect",
+                  "sandbox"},
+                 [&](std::string_view key, const Field& v) {
+                     if (key == "dialect") entry.dialect = read_dialect(v);
+                     if (key == "sandbox") entry.sandbox = read_sandbox(v);
+                     if (key == "max_steps") entry.agent.max_steps = read_int(v, 1);
+                     if (key == "worktree") entry.agent.worktree = read_bool(v);
+                     if (key == "enabled") entry.agent.enabled = read_bool(v);
+                     if (key == "resume") entry.agent.resume = read_bool(v);
+                     if (key == "command") entry.command = read_command(v);
+                     if (key == "timeout") entry.timeout = read_duration(v, false);
+                     if (key == "max_output") entry.max_output = read_size(v);
+                 });
 }
 
 void read_default_agent(const Field& f, BoardConfig& config) {
-    for_each_key(
-        f, {"command", "timeout", "dialect", "sandbox"}, [&](std::string_view key, const Field& v) {
-            if (key == "command") config.default_command = read_command(v);
-            if (key == "dialect") config.default_dialect = read_dialect(v);
-            if (key == "sandbox") config.default_sandbox = read_sandbox(v);
-            if (key == "timeout") config.default_timeout = read_duration(v, false);
-        });
+    for_each_key(f,
+                 {"command", "timeout", "max_output", "dialect", "sandbox"},
+                 [&](std::string_view key, const Field& v) {
+                     if (key == "command") config.default_command = read_command(v);
+                     if (key == "dialect") config.default_dialect = read_dialect(v);
+                     if (key == "sandbox") config.default_sandbox = read_sandbox(v);
+                     if (key == "timeout") config.default_timeout = read_duration(v, false);
+                     if (key == "max_output") config.default_max_output = read_size(v);
+                 });
 }
 
 void read_agents(const Field& f, BoardConfig& config) {
-    PhaseEntry research{default_agent_config(Status::research), {}, {}, {}, {}};
-    PhaseEntry planning{default_agent_config(Status::planning), {}, {}, {}, {}};
-    PhaseEntry implementing{default_agent_config(Status::implementing), {}, {}, {}, {}};
-    PhaseEntry review{default_agent_config(Status::review), {}, {}, {}, {}};
+    PhaseEntry research{default_agent_config(Status::research), {}, {}, {}, {}, {}};
+    PhaseEntry planning{default_agent_config(Status::planning), {}, {}, {}, {}, {}};
+    PhaseEntry implementing{default_agent_config(Status::implementing), {}, {}, {}, {}, {}};
+    PhaseEntry review{default_agent_config(Status::review), {}, {}, {}, {}, {}};
     for_each_key(f,
                  {"default", "research", "planning", "implementing", "review"},
                  [&](std::string_view key, const Field& v) {
@@ -326,6 +349,7 @@ void read_agents(const Field& f, BoardConfig& config) {
     const auto resolve = [&](PhaseEntry& entry) {
         entry.agent.command = entry.command.value_or(config.default_command);
         entry.agent.timeout = entry.timeout.value_or(config.default_timeout);
+        entry.agent.max_output = entry.max_output.value_or(config.default_max_output);
         // A phase with its own command and no dialect is read by that command's name, not
         // by the default's dialect (which may be for another program).
         const auto inherited = entry.command ? std::nullopt : config.default_dialect;

@@ -90,12 +90,37 @@ std::string format_duration(milliseconds d) {
     return fmt::format("{}ms", ms);
 }
 
+std::optional<std::uint64_t> parse_size(std::string_view text) {
+    std::size_t digits = 0;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+    if (digits == 0) return std::nullopt;
+    const std::string_view unit = text.substr(digits);
+    std::uint64_t scale = 0;
+    if (unit == "B") scale = 1;
+    if (unit == "KB") scale = 1ull << 10;
+    if (unit == "MB") scale = 1ull << 20;
+    if (unit == "GB") scale = 1ull << 30;
+    if (scale == 0) return std::nullopt;
+    std::uint64_t count = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + digits, count);
+    if (ec != std::errc{} || ptr != text.data() + digits) return std::nullopt;
+    if (count > (std::uint64_t{1} << 63) / scale) return std::nullopt;
+    return count * scale;
+}
+
+std::string format_size(std::uint64_t bytes) {
+    if (bytes != 0 && bytes % (1ull << 30) == 0) return fmt::format("{}GB", bytes >> 30);
+    if (bytes != 0 && bytes % (1ull << 20) == 0) return fmt::format("{}MB", bytes >> 20);
+    if (bytes != 0 && bytes % (1ull << 10) == 0) return fmt::format("{}KB", bytes >> 10);
+    return fmt::format("{}B", bytes);
+}
+
 std::string default_board_yaml(std::string_view prefix) {
     // Kept in step with BoardConfig's defaults by the round-trip test in board_config_test.
     return fmt::format(R"(# board.yaml: how this board runs (spec: storage.md, agents.md).
 # Every key is optional; the values below are the defaults. An unknown key is an error,
 # so a typo cannot silently change what the agents do. Durations: 500ms, 10s, 5m, 1h
-# (720h at most).
+# (720h at most). Sizes: 512KB, 50MB, 1GB (1 KB = 1024 bytes).
 
 # Ticket ids are PREFIX-N: an uppercase letter, then up to 15 uppercase letters or digits.
 prefix: {}
@@ -159,6 +184,7 @@ agents:
     # kernel offers Landlock; landlock: always (else the daemon will not start); none: off.
     sandbox: auto
     timeout: 30m  # the run is terminated, then killed, after this long
+    max_output: 50MB  # kept of a run's output in its log; the rest is dropped, with a note
   research:
     max_steps: 15
     worktree: false
@@ -166,6 +192,7 @@ agents:
     resume: false  # true: continue the agent's last session of this ticket
     # command: [codex]  # this phase only, instead of the default's
     # timeout: 1h
+    # max_output: 200MB
   planning:
     max_steps: 15
     worktree: false

@@ -33,6 +33,7 @@ BoardConfig parse_ok(const std::string& text) {
 TEST_CASE("a default BoardConfig holds the defaults of storage.md") {
     const BoardConfig c;
     CHECK(c.prefix == "PROJ");
+    CHECK(c.implementing.max_output == 50u << 20);  // agents.<phase>.max_output
     CHECK(c.policy.auto_research);
     CHECK_FALSE(c.policy.auto_planning);
     CHECK(c.policy.wip_limit(Status::research) == 3);
@@ -97,8 +98,8 @@ gates: { research: checkpoint, planning: none }
 budget: { max_iterations: 4, max_attempts: 1, max_cost_usd: 2.5, retry_backoff: 250ms, retry_backoff_max: 2s }
 daemon: { max_parallel: 8, poll: 500ms, debounce: 0s, grace: 1m }
 agents:
-  default: { command: [codex, exec, --full-auto], timeout: 1h }
-  research: { max_steps: 3, worktree: true, enabled: false, resume: true }
+  default: { command: [codex, exec, --full-auto], timeout: 1h, max_output: 1GB }
+  research: { max_steps: 3, worktree: true, enabled: false, resume: true, max_output: 512KB }
   planning: { command: [my-planner, "--flag with space"], timeout: 90s }
   implementing: { max_steps: 99, worktree: false, timeout: 2h }
   review: { max_steps: 1, enabled: false, command: ['./review.sh'] }
@@ -131,6 +132,8 @@ agents:
     CHECK(c.research.resume);
     CHECK(c.research.command == codex);  // inherited
     CHECK(c.research.timeout == 1h);     // inherited
+    CHECK(c.research.max_output == 512u << 10);
+    CHECK(c.planning.max_output == 1u << 30);  // inherited
 
     CHECK(c.planning.max_steps == 15);
     CHECK(c.planning.command == Argv{"my-planner", "--flag with space"});
@@ -215,6 +218,14 @@ TEST_CASE("board.yaml errors name the key, the line and what was expected") {
         {"agents:\n  default:\n    timeout: 721h\n", 3, "at most 720h, got \"721h\""},
         {"agents:\n  default:\n    timeout: 30 min\n", 3, "agents.default.timeout: expected"},
         {"agents:\n  planning:\n    timeout: 0m\n", 3, "agents.planning.timeout: expected a pos"},
+        // output caps: a size with its unit, within the documented range
+        {"agents:\n  default:\n    max_output: 50\n",
+         3,
+         "agents.default.max_output: expected a size like 512KB, 50MB or 1GB, from 64KB to 64GB, "
+         "got \"50\""},
+        {"agents:\n  review:\n    max_output: 1KB\n", 3, "from 64KB to 64GB, got \"1KB\""},
+        {"agents:\n  review:\n    max_output: 65GB\n", 3, "got \"65GB\""},
+        {"agents:\n  review:\n    max_output: 5 MB\n", 3, "got \"5 MB\""},
         // commands: an argv list, never a string, never empty
         {"agents:\n  default:\n    command: claude -p\n",
          3,
@@ -300,6 +311,20 @@ TEST_CASE("durations: anything else is refused") {
     CHECK_FALSE(parse_duration(text));
 }
 
+TEST_CASE("sizes: digits and one unit of B, KB, MB, GB, binary") {
+    CHECK(parse_size("0B") == 0u);
+    CHECK(parse_size("512KB") == 512u << 10);
+    CHECK(parse_size("50MB") == 50u << 20);
+    CHECK(parse_size("2GB") == 2ull << 30);
+    CHECK(parse_size("70000B") == 70000u);
+    for (const char* bad : {"", "50", "MB", "-5MB", "5 MB", "5mb", "1.5GB", "5TB", "99999999999GB"})
+        CHECK_FALSE(parse_size(bad));
+    for (const std::uint64_t bytes :
+         {std::uint64_t{50} << 20, std::uint64_t{70000}, std::uint64_t{3} << 30})
+        CHECK(parse_size(format_size(bytes)) == bytes);
+    CHECK(format_size(default_max_output) == "50MB");
+}
+
 TEST_CASE("format_duration picks the largest exact unit") {
     CHECK(format_duration(30min) == "30m");
     CHECK(format_duration(2h) == "2h");
@@ -325,7 +350,7 @@ TEST_CASE("the default board.yaml writes every key, and Codex as a commented alt
           "max_parallel:", "poll:",         "debounce:",      "grace:",
           "default:",      "command:",      "timeout:",       "max_steps:",
           "worktree:",     "enabled:",      "resume:",        "implementing:",
-          "review:"}) {
+          "review:",       "max_output:"}) {
         CHECK_THAT(text, Contains(key));
     }
     CHECK_THAT(text, Contains("    # command: [codex]"));

@@ -2,6 +2,7 @@
 
 #include "support/unique_fd.hpp"
 
+#include <board/board_config.hpp>
 #include <board/sandbox.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -11,6 +12,7 @@
 #include <boost/process/v2/environment.hpp>
 #include <boost/process/v2/process.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
@@ -326,6 +328,7 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
     bool drained = false;
     timer_.expires_after(stage_ == Stage::running ? spec.timeout : grace_);
 
+    std::uint64_t logged = 0;  // output bytes written to the log
     auto reader = [&]() -> asio::awaitable<void> {
         std::vector<char> buffer(64 * 1024);
         for (;;) {
@@ -333,7 +336,18 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
                 asio::buffer(buffer), asio::as_tuple(asio::use_awaitable));
             if (n > 0) {
                 const std::string_view chunk{buffer.data(), n};
-                write_all(log.get(), chunk);
+                const std::uint64_t room = spec.max_output - std::min(spec.max_output, logged);
+                const std::size_t kept = static_cast<std::size_t>(std::min<std::uint64_t>(n, room));
+                write_all(log.get(), chunk.substr(0, kept));
+                logged += kept;
+                if (kept < n) {
+                    if (out.output_dropped == 0)
+                        write_all(log.get(),
+                                  "\n[board-daemon] the output passed this run's cap of " +
+                                      format_size(spec.max_output) +
+                                      " (max_output in board.yaml): the rest of it is not kept\n");
+                    out.output_dropped += n - kept;
+                }
                 capture_->feed(chunk);
                 if (!capture_->hopeless().empty() && stage_ == Stage::running && !exited_) {
                     // The agent will not stop by itself: as at a timeout, TERM then KILL.

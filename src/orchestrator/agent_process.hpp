@@ -19,6 +19,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -46,6 +47,9 @@ struct LaunchSpec {
     /// A longer output line reaches the reader in pieces: a JSON line then no longer parses,
     /// so a structured dialect needs room for its largest event.
     std::size_t max_line_bytes = 1u << 20;
+    /// Bytes of output written to `log_file`; past them a marker line is written and the rest
+    /// only read (the reader still sees every byte, so the run is judged as usual).
+    std::uint64_t max_output = std::uint64_t{50} << 20;
 };
 
 struct ProcessOutcome {
@@ -56,6 +60,7 @@ struct ProcessOutcome {
     std::chrono::milliseconds duration{0};
     int pid = 0;
     CapturedOutput output;
+    std::uint64_t output_dropped = 0;  ///< bytes of output past `max_output`, not in the log
 };
 
 /// Runs one process to its end. Create with std::make_shared; keep it alive while run() is

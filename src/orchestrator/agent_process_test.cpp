@@ -160,6 +160,26 @@ TEST_CASE("an agent that prints a lot keeps the daemon's memory flat") {
     CHECK(board::scan_signals(out[0].output.report.message).signal == board::Signal::complete);
 }
 
+TEST_CASE("output past the run's cap is read but not kept, and the log says where it stops") {
+    Scratch s;
+    LaunchSpec spec = shell(s,
+                            "head -c 3000000 /dev/zero | tr '\\0' 'x' | fold -w 1000; "
+                            "echo; echo '<promise>COMPLETE</promise>'");
+    spec.max_output = 1u << 20;
+    const auto out = run_all({spec});
+    CHECK(out[0].exit_code == 0);
+    CHECK(out[0].output.bytes > 3'000'000);
+    CHECK(out[0].output_dropped == out[0].output.bytes - (1u << 20));
+    const std::string log = read_file(s.dir / "run.log");
+    const std::string marker =
+        "\n[board-daemon] the output passed this run's cap of 1MB (max_output in board.yaml): "
+        "the rest of it is not kept\n";
+    CHECK(log.size() == (1u << 20) + marker.size());
+    CHECK(log.substr(1u << 20) == marker);
+    // The reader saw it all: the signal at the very end still counts.
+    CHECK(board::scan_signals(out[0].output.report.message).signal == board::Signal::complete);
+}
+
 TEST_CASE("an agent that exits before reading its prompt is just a run that ended") {
     Scratch s;
     { std::ofstream(s.dir / "prompt.md") << std::string(1 << 20, 'p'); }

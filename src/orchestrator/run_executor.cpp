@@ -129,6 +129,7 @@ asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
     spec.stdin_file = prompt_file;
     spec.log_file = log_file;
     spec.timeout = agent.timeout;
+    spec.max_output = agent.max_output;
     spec.grace = config.daemon.grace;
     bool launch_error_is_permanent = false;
     if (launch_error.empty() && context.confined(running.phase)) {
@@ -168,6 +169,8 @@ asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
     }
     record.duration_ms = outcome.duration.count();
     record.output = std::move(outcome.output);
+    record.output_cap = agent.max_output;
+    record.output_dropped = outcome.output_dropped;
     co_await on_disk(context.disk, [&] { take_agent_work(record, dir, work, artifact_name); });
     co_return record;
 }

@@ -1,6 +1,9 @@
 #include "orchestrator/run_outcome.hpp"
 
 #include <board/agent_output.hpp>
+#include <board/board_config.hpp>
+
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -22,6 +25,83 @@ std::string next_question_id(const Ticket& t, std::size_t offset) {
     return "q" + std::to_string(t.questions.size() + offset + 1);
 }
 
+/// Cuts what an agent wrote to AgentTextLimits, keeping a line per kind of cut for one note.
+class Clipper {
+public:
+    /// `text` as it is written under `limit`: whole, or cut and marked.
+    static std::string cut(std::string text, std::size_t limit) {
+        if (text.size() <= limit) return text;
+        constexpr std::string_view marker = "\u2026[cut]";
+        std::size_t keep = limit - marker.size();
+        // Back to the start of a character, so valid UTF-8 stays valid.
+        while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0U) == 0x80U) --keep;
+        text.resize(keep);
+        text += marker;
+        return text;
+    }
+
+    /// Cuts `field` to `limit`; fields cut under the same `what` share one line of the note.
+    void text(std::string& field, std::size_t limit, std::string_view what) {
+        if (field.size() <= limit) return;
+        auto same =
+            std::find_if(cuts_.begin(), cuts_.end(), [&](const Cut& c) { return c.what == what; });
+        if (same == cuts_.end()) same = cuts_.insert(cuts_.end(), Cut{std::string{what}, limit});
+        ++same->count;
+        same->longest = std::max(same->longest, field.size());
+        field = cut(std::move(field), limit);
+    }
+
+    void question(QuestionAsked& q, const std::string& id) {
+        const std::string name = "question " + id;
+        text(q.question, AgentTextLimits::question, name + " text");
+        text(q.context, AgentTextLimits::question, name + " context");
+        if (q.default_response)
+            text(*q.default_response, AgentTextLimits::option, name + " default response");
+        if (q.options.size() > AgentTextLimits::options) {
+            dropped_.push_back(fmt::format("{}: {} options, the first {} kept",
+                                           name,
+                                           q.options.size(),
+                                           AgentTextLimits::options));
+            q.options.resize(AgentTextLimits::options);
+        }
+        for (auto& option : q.options) {
+            text(option.id, AgentTextLimits::option, name + " option ids");
+            text(option.label, AgentTextLimits::option, name + " option labels");
+            text(option.value, AgentTextLimits::option, name + " option values");
+            text(option.description, AgentTextLimits::option, name + " option descriptions");
+        }
+    }
+
+    /// One note naming every cut, or nothing when none was needed.
+    std::optional<std::string> note(const std::string& run_name) const {
+        if (cuts_.empty() && dropped_.empty()) return std::nullopt;
+        std::vector<std::string> lines;
+        for (const Cut& c : cuts_) {
+            lines.push_back(c.count == 1
+                                ? fmt::format("{}: {} bytes, cut to {}", c.what, c.longest, c.limit)
+                                : fmt::format("{}: {} cut to {} bytes (the longest {})",
+                                              c.what,
+                                              c.count,
+                                              c.limit,
+                                              c.longest));
+        }
+        lines.insert(lines.end(), dropped_.begin(), dropped_.end());
+        return run_name +
+               ": cut to the board's limits on what an agent writes:" + bullet_list(lines);
+    }
+
+private:
+    struct Cut {
+        std::string what;
+        std::size_t limit = 0;
+        std::size_t count = 0;
+        std::size_t longest = 0;
+    };
+
+    std::vector<Cut> cuts_;
+    std::vector<std::string> dropped_;
+};
+
 }  // namespace
 
 std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& record) {
@@ -32,10 +112,24 @@ std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& recor
         batch.push_back({board_actor(), NoteAdded{std::move(text)}});
     };
 
+    Clipper clip;
     if (!record.recovered.empty()) note(run_name + ": " + record.recovered);
-    for (const auto& text : record.agent_notes) batch.push_back({agent, NoteAdded{text}});
+    for (std::size_t i = 0; i < record.agent_notes.size(); ++i) {
+        std::string text = record.agent_notes[i];
+        clip.text(text, AgentTextLimits::note, fmt::format("note {}", i + 1));
+        batch.push_back({agent, NoteAdded{std::move(text)}});
+    }
     const AgentReport& report = record.output.report;
     if (!report.warnings.empty()) note(run_name + ":" + bullet_list(report.warnings));
+    if (record.output_dropped > 0)
+        note(
+            fmt::format("{}: the agent printed {} bytes; its log keeps the first {} "
+                        "(agents.{}.max_output) and the other {} bytes were dropped",
+                        run_name,
+                        record.output.bytes,
+                        format_size(record.output_cap),
+                        to_string(record.phase),
+                        record.output_dropped));
 
     const bool succeeded = !record.timed_out && record.exit_code == 0 && record.error.empty() &&
                            !report.failed_in_output;
@@ -65,13 +159,14 @@ std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& recor
         const bool changed =
             !recorded || recorded->sha256 != record.artifact->sha256 ||
             (recorded->status != status && recorded->status != ArtifactStatus::rejected) ||
-            recorded->summary != fm.summary;
+            recorded->summary != Clipper::cut(fm.summary, AgentTextLimits::summary);
         if (kind && changed) {
             ArtifactRecorded a;
             a.kind = *kind;
             a.path = record.artifact_path;
             a.status = status;
             a.summary = fm.summary;
+            clip.text(a.summary, AgentTextLimits::summary, record.artifact_path + " summary");
             a.sha256 = record.artifact->sha256;
             batch.push_back({agent, std::move(a)});
         }
@@ -85,6 +180,7 @@ std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& recor
         for (std::size_t i = 0; i < questions.questions.size(); ++i) {
             QuestionAsked q = std::move(questions.questions[i]);
             q.question_id = next_question_id(ticket, i);
+            clip.question(q, q.question_id);
             batch.push_back({agent, std::move(q)});
         }
     }
@@ -112,6 +208,10 @@ std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& recor
     finished.session = report.session;
     finished.signal = signals.signal;
     finished.context = signals.context;
+    clip.text(finished.error, AgentTextLimits::error, "the run's error");
+    clip.text(finished.context, AgentTextLimits::context, "the run's context");
+    clip.text(finished.session, AgentTextLimits::session, "the run's session id");
+    if (auto cuts = clip.note(run_name)) note(std::move(*cuts));
     batch.push_back({board_actor(), std::move(finished)});
     return batch;
 }

@@ -9,12 +9,30 @@
 #include <board/event.hpp>
 #include <board/ticket.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace board::orchestrator {
+
+/// The most an agent may put in one field of an event (docs/semantics.md). Past it the text
+/// is cut at a character boundary and marked `…[cut]`, and a note on the ticket says what was
+/// cut: far above what a useful summary, question or error needs, and far below the log's
+/// line limit however many fields an event has.
+struct AgentTextLimits {
+    static constexpr std::size_t summary = 4u << 10;   ///< an artifact's `summary:`
+    static constexpr std::size_t context = 16u << 10;  ///< run-finished `context`
+    static constexpr std::size_t error = 4u << 10;     ///< run-finished `error`
+    static constexpr std::size_t session = 256;        ///< run-finished `session`
+    static constexpr std::size_t question = 8u << 10;  ///< a question's text and its context
+    /// Each of an option's id, label, value and description, and a default response.
+    static constexpr std::size_t option = 1u << 10;
+    static constexpr std::size_t options = 50;      ///< options per question; the rest dropped
+    static constexpr std::size_t note = 16u << 10;  ///< a note left with `board note`
+};
 
 /// What one finished run left behind.
 struct RunRecord {
@@ -26,6 +44,8 @@ struct RunRecord {
     bool error_is_permanent = false;  ///< `error` cannot go away by retrying
     std::int64_t duration_ms = 0;
     CapturedOutput output;
+    std::uint64_t output_cap = 0;          ///< the run's max_output
+    std::uint64_t output_dropped = 0;      ///< output bytes past the cap, not in the run's log
     std::string artifact_path;             ///< relative to the ticket folder, e.g. `plan.md`
     std::optional<ArtifactRead> artifact;  ///< absent: the agent wrote none
     std::string artifact_error;            ///< the file exists but could not be read

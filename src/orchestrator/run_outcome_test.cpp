@@ -1,5 +1,8 @@
 #include "orchestrator/run_outcome.hpp"
 
+#include "support/utf8.hpp"
+
+#include <board/codec.hpp>
 #include <board/reduce.hpp>
 
 #include <catch2/catch.hpp>
@@ -179,4 +182,79 @@ TEST_CASE("the batch is accepted by the reducer on a ticket whose run is in flig
     for (auto& item : outcome_batch(t, r)) apply(item.payload, item.by, 3000);
     CHECK(t.status == Status::ready);
     CHECK_FALSE(t.run.has_value());
+}
+
+TEST_CASE("what an agent writes is cut to the board's limits, with one note naming each cut") {
+    // A 20 MB summary, a question with 80 long options, a long error and context: every event
+    // stays small, valid UTF-8 stays valid, and the note says what was cut.
+    std::string options;
+    for (int i = 0; i < 80; ++i)
+        options += std::string{i ? "," : ""} + R"({"label": ")" + std::string(3000, 'l') + "\"}";
+    const std::string long_question = std::string(9000, 'q') + "\xC3\xA9";  // ends in é
+    RunRecord r = record_with("<question>{\"question\": \"" + long_question +
+                              "\", \"type\": \"blocking\", \"options\": [" + options +
+                              "]}</question>\n<promise>COMPLETE: " + std::string(40000, 'c') +
+                              "</promise>\n");
+    r.artifact = artifact(ArtifactStatus::complete);
+    r.artifact->front_matter.summary = std::string(20u << 20, 's');
+    r.agent_notes = {std::string(100000, 'n'), "a short note"};
+
+    const auto batch = outcome_batch(Ticket{}, r);
+    const auto artifacts = all_of_type<ArtifactRecorded>(batch);
+    REQUIRE(artifacts.size() == 1);
+    CHECK(artifacts[0]->summary.size() <= AgentTextLimits::summary);
+    CHECK(artifacts[0]->summary.rfind("\u2026[cut]") == artifacts[0]->summary.size() - 8);
+    const auto questions = all_of_type<QuestionAsked>(batch);
+    REQUIRE(questions.size() == 1);
+    CHECK(questions[0]->question.size() <= AgentTextLimits::question);
+    CHECK(questions[0]->options.size() == AgentTextLimits::options);
+    CHECK(questions[0]->options.front().label.size() <= AgentTextLimits::option);
+    const auto finished = all_of_type<RunFinished>(batch);
+    REQUIRE(finished.size() == 1);
+    CHECK(finished[0]->context.size() <= AgentTextLimits::context);
+    const auto notes = all_of_type<NoteAdded>(batch);
+    REQUIRE(notes.size() == 3);  // the agent's two, and the board's about the cuts
+    CHECK(notes[0]->text.size() <= AgentTextLimits::note);
+    CHECK(notes[1]->text == "a short note");
+    const std::string& cuts = notes[2]->text;
+    CHECK_THAT(cuts, Catch::Matchers::Contains("research run 0003: cut to the board's limits"));
+    CHECK_THAT(cuts, Catch::Matchers::Contains("research.md summary: 20971520 bytes, cut to 4096"));
+    CHECK_THAT(cuts, Catch::Matchers::Contains("question q1: 80 options, the first 50 kept"));
+    CHECK_THAT(cuts, Catch::Matchers::Contains("note 1: 100000 bytes"));
+    CHECK_THAT(cuts,
+               Catch::Matchers::Contains(
+                   "question q1 option labels: 50 cut to 1024 bytes (the longest 3000)"));
+    for (const auto& item : batch) {
+        const std::string line = encode_event(Event{1, 1, "e", 0, item.by, item.payload});
+        // At most 50 options of four 1 KB fields: far below a log line's limit.
+        CHECK(line.size() < 256u << 10);
+        CHECK(valid_utf8_prefix(line) == line.size());
+    }
+}
+
+TEST_CASE("a summary cut once is not recorded again by the next run") {
+    RunRecord r = record_with("<promise>COMPLETE</promise>\n");
+    r.artifact = artifact(ArtifactStatus::complete);
+    r.artifact->front_matter.summary = std::string(10000, 's');
+    const auto first = outcome_batch(Ticket{}, r);
+    const auto recorded = all_of_type<ArtifactRecorded>(first);
+    REQUIRE(recorded.size() == 1);
+    Ticket t;
+    t.artifact(ArtifactKind::research) = Artifact{
+        "research.md", ArtifactStatus::complete, recorded[0]->summary, std::string(64, 'a'), 1, 1};
+    CHECK(count_of<ArtifactRecorded>(outcome_batch(t, r)) == 0);
+}
+
+TEST_CASE("output past the run's cap is named in a note") {
+    RunRecord r = record_with("<promise>COMPLETE</promise>\n");
+    r.phase = Status::implementing;
+    r.output.bytes = 245'000'000;
+    r.output_cap = 50u << 20;
+    r.output_dropped = 245'000'000 - (50u << 20);
+    const auto batch = outcome_batch(Ticket{}, r);
+    const auto notes = all_of_type<NoteAdded>(batch);
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0]->text ==
+          "implementing run 0003: the agent printed 245000000 bytes; its log keeps the first 50MB "
+          "(agents.implementing.max_output) and the other 192571200 bytes were dropped");
 }
