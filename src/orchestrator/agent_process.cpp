@@ -1,5 +1,6 @@
 #include "orchestrator/agent_process.hpp"
 
+#include "orchestrator/strays.hpp"
 #include "support/unique_fd.hpp"
 
 #include <board/board_config.hpp>
@@ -258,6 +259,7 @@ AgentProcess::AgentProcess(asio::any_io_executor executor)
 asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
                                                   std::function<void(int pid)> on_started) {
     auto keep_alive = shared_from_this();
+    become_subreaper();  // so what an agent leaves running comes back to us (strays.hpp)
     ProcessOutcome out;
     const auto started = std::chrono::steady_clock::now();
     capture_.emplace(spec.reader, spec.max_line_bytes);
@@ -317,6 +319,7 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
         write_all(log.get(), "[board-daemon] could not start: " + out.launch_error + "\n");
         co_return finish();
     }
+    note_launched(child);
     bp::process process(executor_, child);
     pid_ = process.id();
     out.pid = pid_;
@@ -371,6 +374,14 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
         exited_ = true;
         timer_.cancel();
         signal_group(pid_, SIGKILL);  // nothing the agent started outlives it
+        note_waited(pid_);
+        // Nor what left its group: once the agent is gone, its strays are our children. A
+        // stray stopped now may leave children of its own to us: sweep until none is left.
+        asio::steady_timer again{executor_};
+        for (int pass = 0; pass < 100 && sweep_strays().found() > 0; ++pass) {
+            again.expires_after(std::chrono::milliseconds{20});
+            co_await again.async_wait(asio::as_tuple(asio::use_awaitable));
+        }
         if (!drained) {
             // A grandchild that left the group may still hold the pipe: stop reading soon.
             drain.expires_after(std::chrono::seconds{2});

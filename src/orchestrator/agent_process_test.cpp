@@ -118,6 +118,25 @@ TEST_CASE("a hung agent is stopped at its timeout with its grandchildren") {
     CHECK(read_file(s.dir / "run.log").find("timed out after 300ms") != std::string::npos);
 }
 
+TEST_CASE("a grandchild that left the agent's session is stopped with the run") {
+    // `setsid` takes it out of the agent's process group, so the group kill misses it.
+    Scratch s;
+    const auto pid_file = s.dir / "stray.pid";
+    const bool hangs = GENERATE(true, false);
+    CAPTURE(hangs);
+    const std::string script = "setsid sh -c 'echo $$ > " + pid_file.string() + ".tmp; mv " +
+                               pid_file.string() + ".tmp " + pid_file.string() +
+                               "; exec sleep 300' & until [ -e " + pid_file.string() +
+                               " ]; do sleep 0.01; done; " + (hangs ? "sleep 300" : "exit 0");
+    const auto out = run_all({shell(s, script, 2s)});
+    CHECK(out[0].timed_out == hangs);
+    const int stray = std::stoi(read_file(pid_file));
+    const bool ended = board::testing::wait_for_end(stray, 10s);
+    if (!ended) ::kill(stray, SIGKILL);  // not leave it to sleep out its 300 s
+    CHECK(ended);
+    CHECK_FALSE(alive(stray));  // and reaped: no zombie left behind
+}
+
 TEST_CASE("a second agent in the same io_context is still killed at its timeout") {
     // The Boost.Process v2 pidfd trap (design/toolchain.md §3, snag 5).
     Scratch s;

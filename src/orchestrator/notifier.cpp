@@ -1,5 +1,7 @@
 #include "orchestrator/notifier.hpp"
 
+#include "orchestrator/strays.hpp"
+
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -137,6 +139,7 @@ Notifier::~Notifier() {
         int status = 0;
         while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
         }
+        note_waited(child.pid);
     }
 }
 
@@ -212,6 +215,7 @@ void Notifier::notify(const Notification& notification) {
     [[maybe_unused]] const ssize_t written = ::write(pipe_fds[1], payload.data(), payload.size());
     ::close(pipe_fds[1]);
     ::close(pipe_fds[0]);
+    note_launched(pid);
     running_.push_back(Child{pid, std::chrono::steady_clock::now(), false});
     ++started_;
 }
@@ -227,6 +231,7 @@ void Notifier::reap(std::chrono::steady_clock::time_point now) {
         int status = 0;
         const pid_t done = ::waitpid(it->pid, &status, WNOHANG);
         if (done == it->pid || (done < 0 && errno == ECHILD)) {
+            note_waited(it->pid);
             const bool ok = done == it->pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
             if (!ok) {
                 ++failed_;

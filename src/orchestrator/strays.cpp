@@ -1,0 +1,146 @@
+#include "orchestrator/strays.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <dirent.h>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <unordered_set>
+#include <vector>
+
+namespace board::orchestrator {
+namespace {
+
+std::mutex registry_mutex;
+
+std::unordered_set<pid_t>& launched() {
+    static std::unordered_set<pid_t> pids;
+    return pids;
+}
+
+/// The fields of /proc/PID/stat a sweep needs.
+struct ProcStat {
+    char state = '?';
+    pid_t parent = 0;
+    pid_t group = 0;
+    pid_t session = 0;
+};
+
+std::optional<ProcStat> read_stat(pid_t pid) {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+    std::FILE* file = std::fopen(path, "re");
+    if (!file) return std::nullopt;
+    char text[1024] = {};
+    const std::size_t n = std::fread(text, 1, sizeof text - 1, file);
+    std::fclose(file);
+    // The command name may hold spaces and parentheses: the fields start after the last ')'.
+    const char* close = std::strrchr(text, ')');
+    if (n == 0 || !close) return std::nullopt;
+    ProcStat stat;
+    int parent = 0;
+    int group = 0;
+    int session = 0;
+    if (std::sscanf(close + 1, " %c %d %d %d", &stat.state, &parent, &group, &session) != 4)
+        return std::nullopt;
+    stat.parent = parent;
+    stat.group = group;
+    stat.session = session;
+    return stat;
+}
+
+void add_pids(std::vector<pid_t>& out, const std::string& text) {
+    std::size_t at = 0;
+    while (at < text.size()) {
+        char* end = nullptr;
+        const long pid = std::strtol(text.c_str() + at, &end, 10);
+        if (end == text.c_str() + at) break;
+        if (pid > 0) out.push_back(static_cast<pid_t>(pid));
+        at = static_cast<std::size_t>(end - text.c_str());
+    }
+}
+
+/// Numeric entries of a /proc folder.
+std::vector<pid_t> numeric_entries(const char* folder) {
+    std::vector<pid_t> out;
+    DIR* dir = ::opendir(folder);
+    if (!dir) return out;
+    while (const dirent* entry = ::readdir(dir)) {
+        if (entry->d_name[0] >= '1' && entry->d_name[0] <= '9') add_pids(out, entry->d_name);
+    }
+    ::closedir(dir);
+    return out;
+}
+
+/// This process's children: from each thread's `children` list, or where the kernel keeps
+/// none (CONFIG_PROC_CHILDREN off), from every process's parent field.
+std::vector<pid_t> children() {
+    std::vector<pid_t> out;
+    bool listed = false;
+    for (const pid_t task : numeric_entries("/proc/self/task")) {
+        const std::string path = "/proc/self/task/" + std::to_string(task) + "/children";
+        std::FILE* file = std::fopen(path.c_str(), "re");
+        if (!file) continue;
+        listed = true;
+        std::string text;
+        char buffer[4096];
+        for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, file)) > 0;)
+            text.append(buffer, n);
+        std::fclose(file);
+        add_pids(out, text);
+    }
+    if (listed) return out;
+    const pid_t self = ::getpid();
+    for (const pid_t pid : numeric_entries("/proc")) {
+        if (const auto stat = read_stat(pid); stat && stat->parent == self) out.push_back(pid);
+    }
+    return out;
+}
+
+}  // namespace
+
+bool become_subreaper() {
+    static const bool done = ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+    return done;
+}
+
+void note_launched(pid_t pid) {
+    const std::lock_guard lock{registry_mutex};
+    launched().insert(pid);
+}
+
+void note_waited(pid_t pid) {
+    const std::lock_guard lock{registry_mutex};
+    launched().erase(pid);
+}
+
+StraySweep sweep_strays() {
+    StraySweep sweep;
+    const std::lock_guard lock{registry_mutex};
+    const auto& ours = launched();
+    for (const pid_t pid : children()) {
+        if (ours.count(pid) != 0) continue;
+        const auto stat = read_stat(pid);
+        if (!stat) continue;  // gone already (reaped by whoever launched it)
+        if (stat->state == 'Z') {
+            int status = 0;
+            if (::waitpid(pid, &status, WNOHANG) == pid) ++sweep.reaped;
+            continue;
+        }
+        // Still in the group or session of a process we run: part of a run that goes on.
+        if (ours.count(stat->group) != 0 || ours.count(stat->session) != 0) continue;
+        if (stat->group == pid) ::kill(-pid, SIGKILL);
+        ::kill(pid, SIGKILL);
+        ++sweep.stopped;
+    }
+    return sweep;
+}
+
+}  // namespace board::orchestrator
