@@ -10,6 +10,7 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -22,9 +23,15 @@ namespace fs = std::filesystem;
 std::string read_small_file(const fs::path& file, std::size_t max_bytes) {
     std::ifstream in(file, std::ios::binary);
     if (!in) return {};
-    std::string text(max_bytes, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(max_bytes));
-    text.resize(static_cast<std::size_t>(in.gcount()));
+    // Grown as the file is read, never to `max_bytes` up front: zero-filling a 64 MB limit
+    // for a 2 KB artifact put 64 MB on the daemon's peak memory per disk thread.
+    std::string text;
+    char chunk[16384];
+    while (text.size() < max_bytes && in) {
+        in.read(chunk,
+                static_cast<std::streamsize>(std::min(sizeof chunk, max_bytes - text.size())));
+        text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    }
     return text;
 }
 
