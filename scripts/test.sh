@@ -17,8 +17,8 @@ step "all components under ASan + UBSan"
 cmake --workflow --preset asan-ubsan
 
 # Its own folder and no test binaries: the ASan run tests the same code, and CI time counts.
-step "release build (-O2 -Werror; the binaries of the benchmarks and the browser test)"
-cmake --preset release -B build/ci-release -DBOARD_BUILD_TESTS=OFF >/dev/null
+step "release build (-O2 -Werror; the binaries of the benchmarks, the soak and the browser test)"
+cmake --preset release -B build/ci-release -DBOARD_BUILD_TESTS=OFF -DBOARD_BUILD_SOAK=ON >/dev/null
 cmake --build build/ci-release
 
 step "benchmarks, smoke run (figures: docs/benchmarks.md)"
@@ -36,6 +36,9 @@ echo "ok  board_daemon_bench"
 echo "ok  board_approve_latency"
 bench/cli_bench.sh build/ci-release 3 >/dev/null 2>&1
 echo "ok  bench/cli_bench.sh"
+
+step "soak: the daemon killed with SIGKILL every few seconds under a storm, 60 s (docs/reliability.md)"
+tests/soak/soak.sh build/ci-release 60
 
 step "the web page in headless Chromium (approve, reject with feedback, a live column move)"
 status=0

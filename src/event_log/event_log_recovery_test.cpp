@@ -206,9 +206,9 @@ TEST_CASE("event log: an event that would make a line over the limit is not writ
     const auto result = append_events(dir, {note_event("big", too_big)}, 2);
     REQUIRE(std::holds_alternative<LogError>(result));
     CHECK(std::get<LogError>(result).kind == LogError::Kind::invalid_batch);
-    CHECK_THAT(std::get<LogError>(result).message,
-               Catch::Matchers::Contains("(note)") &&
-                   Catch::Matchers::Contains("a log line may hold"));
+    CHECK_THAT(
+        std::get<LogError>(result).message,
+        Catch::Matchers::Contains("(note)") && Catch::Matchers::Contains("a log line may hold"));
     CHECK(read_file(dir / "events.jsonl") == before);
     // The log is still good to append to.
     must_be<Committed>(append_events(dir, {note_event("small", "a small note")}, 2));

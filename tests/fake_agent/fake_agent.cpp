@@ -22,6 +22,8 @@
 //                          stderr open (like `cmd &` in a shell); its pid goes to
 //                          fake-agent/grandchild.pid
 //   grandchild=closed      the same with the child's stdio on /dev/null
+//   grandchild=setsid      the same, and the child leaves the agent's session and process
+//                          group (setsid): a group kill misses it
 //   flood=MB               print MB MiB of 64-byte junk lines to stdout, then go on
 //   no-stdin               never read stdin (wherever it is on the line); the other actions
 //                          still run, so `no-stdin signal=COMPLETE` exits at once
@@ -231,10 +233,11 @@ void write_artifact(const Run& run, const std::string& status) {
             std::to_string(run.number) + " of this phase (BOARD_RUN " + run.board_run + ").\n");
 }
 
-void start_grandchild(const Run& run, bool close_stdio) {
+void start_grandchild(const Run& run, bool close_stdio, bool own_session) {
     const pid_t pid = ::fork();
     if (pid < 0) throw Failure{"fork for grandchild: " + errno_text()};
     if (pid == 0) {
+        if (own_session) ::setsid();
         if (close_stdio) {
             const int null = ::open("/dev/null", O_RDWR);
             if (null >= 0) {
@@ -286,7 +289,7 @@ std::optional<int> carry_out(const Action& action,
             if (action.text == "ignore-term") std::signal(SIGTERM, SIG_IGN);
             sleep_forever();
         case Action::Kind::grandchild:
-            start_grandchild(run, action.text == "closed");
+            start_grandchild(run, action.text != "", action.text == "setsid");
             break;
         case Action::Kind::flood:
             flood(action.number);

@@ -39,7 +39,7 @@ TEST_CASE("script: every action, in order") {
     const auto parsed = parse_line(
         "session=s-1 artifact=in-progress signal=CHECKPOINT signal=\"INPUT_NEEDED: Which DB? "
         "a:b\" question='{\"question\":\"Which DB?\",\"type\":\"blocking\"}' sleep=250 "
-        "grandchild grandchild=closed flood=200 no-stdin cost=0.25 garbage "
+        "grandchild grandchild=closed grandchild=setsid flood=200 no-stdin cost=0.25 garbage "
         "stderr=\"two words\" stdout=\"line1\\nline2 \\\"q\\\" \\\\\" exit=3");
     REQUIRE(parsed.error.empty());
     const std::vector<Action> expected = {
@@ -51,6 +51,7 @@ TEST_CASE("script: every action, in order") {
         action(Action::Kind::sleep, "250", {}, 250),
         action(Action::Kind::grandchild),
         action(Action::Kind::grandchild, "closed"),
+        action(Action::Kind::grandchild, "setsid"),
         action(Action::Kind::flood, "200", {}, 200),
         action(Action::Kind::no_stdin),
         action(Action::Kind::cost, "0.25"),
@@ -103,8 +104,7 @@ TEST_CASE("script: malformed lines name the token and the reason") {
           "quotes, backslashes or control characters");
     CHECK(error_of("hang=forever") == "\"hang=forever\": expected hang or hang=ignore-term");
     CHECK(error_of("grandchild=2") ==
-          "\"grandchild=2\": expected grandchild or "
-          "grandchild=closed");
+          "\"grandchild=2\": expected grandchild, grandchild=closed or grandchild=setsid");
     CHECK(error_of("garbage=1") == "\"garbage=1\": takes no value");
     CHECK(error_of("no-stdin=yes") == "\"no-stdin=yes\": takes no value");
     CHECK(error_of("question=") == "\"question=\": the question is empty");

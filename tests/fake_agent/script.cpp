@@ -132,8 +132,8 @@ ParsedLine parse_line(std::string_view line) {
             }
             action.kind = Action::Kind::hang;
         } else if (key == "grandchild") {
-            if (has_value && value != "closed") {
-                return fail(token, "expected grandchild or grandchild=closed");
+            if (has_value && value != "closed" && value != "setsid") {
+                return fail(token, "expected grandchild, grandchild=closed or grandchild=setsid");
             }
             action.kind = Action::Kind::grandchild;
         } else if (!has_value) {

@@ -19,7 +19,8 @@ struct Action {
         exit,         ///< number: the exit code (0-255)
         sleep,        ///< number: milliseconds
         hang,         ///< text: "" or "ignore-term"
-        grandchild,   ///< text: "" (inherits stdout/stderr) or "closed" (stdio on /dev/null)
+        grandchild,   ///< text: "" (inherits stdout/stderr), "closed" (stdio on /dev/null) or
+                      ///< "setsid" (closed, and in a session of its own)
         flood,        ///< number: MiB of junk lines on stdout
         no_stdin,     ///< never read stdin
         cost,         ///< text: the decimal total_cost_usd

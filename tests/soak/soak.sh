@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The soak test: board-daemon (a release build) under a storm of agents, CLI writers and
+# HTTP approvals, killed with SIGKILL every few seconds, then every log, run and
+# acknowledged write checked (docs/reliability.md).
+#
+#   tests/soak/soak.sh BUILD_DIR [SECONDS]     CI: 60 s; by hand: as long as you like
+#
+# BUILD_DIR is a CMake build with BOARD_BUILD_SOAK=ON (any build with the tests has it).
+set -euo pipefail
+build=${1:?usage: tests/soak/soak.sh BUILD_DIR [SECONDS]}
+seconds=${2:-60}
+soak="$build/tests/soak/board_soak"
+if [[ ! -x $soak ]]; then
+  echo "soak.sh: $soak is missing: configure $build with -DBOARD_BUILD_SOAK=ON and build it" >&2
+  exit 2
+fi
+exec "$soak" --seconds "$seconds"
