@@ -83,14 +83,14 @@ std::vector<Step> workflow(const std::string& id,
     };
     auto phase_run = [&](Status phase, ArtifactKind kind, const char* path, bool iterate) {
         const std::string first = run_id();
-        steps.push_back({system, RunStarted{first, phase, 1, 1, policy.run_policy(phase)}});
+        steps.push_back({system, RunStarted{first, phase, 1, 1, policy.run_policy(phase), {}}});
         if (iterate) {
             ArtifactRecorded draft{kind, path, ArtifactStatus::in_progress, "draft", "", {}};
             steps.push_back({agent(phase), draft});
             RunFinished one = finished(first, 60'000, 0.12, "s1", std::nullopt, "");
             steps.push_back({system, one});
             const std::string second = run_id();
-            steps.push_back({system, RunStarted{second, phase, 1, 2, policy.run_policy(phase)}});
+            steps.push_back({system, RunStarted{second, phase, 1, 2, policy.run_policy(phase), {}}});
             ArtifactRecorded done{kind, path, ArtifactStatus::complete, "done", "", {}};
             steps.push_back({agent(phase), done});
             steps.push_back(

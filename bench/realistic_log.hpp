@@ -31,7 +31,7 @@ inline std::vector<Event> realistic_log(std::size_t count) {
     policy.max_cost_usd = 0;  // unlimited: the history is long on purpose
     for (int cycle = 0; log.size() < count; ++cycle) {
         const std::string run = "r" + std::to_string(cycle);
-        push(daemon, RunStarted{run, Status::research, 1, cycle + 1, policy});
+        push(daemon, RunStarted{run, Status::research, 1, cycle + 1, policy, {}});
         RunFinished finished;
         finished.run = run;
         finished.duration_ms = 83'000;

@@ -74,6 +74,26 @@ struct NotifyConfig {
     friend bool operator==(const NotifyConfig&, const NotifyConfig&) = default;
 };
 
+/// `[gh, pr, create, --head, {branch}, --base, {base}, --title, {title}, --body, {body}]`.
+std::vector<std::string> default_pr_command();
+
+/// `ship:` of board.yaml: what becomes of a ticket's branch (`board/<ID>`, made when its
+/// implementing agent runs in a worktree) once a person approves the ticket done. The daemon
+/// does it and records `shipped`, or `ship-failed` (the ticket goes back to a person).
+struct ShipConfig {
+    /// merge: merged into `base` in the board's checkout; pr: pushed to `remote` and offered
+    /// with `pr_command`; none: left as it is.
+    ShipMethod policy = ShipMethod::merge;
+    std::string base;               ///< empty: the branch the board's checkout is on
+    std::string remote = "origin";  ///< pr: where the branch is pushed
+    /// pr: an argv list; `{branch}`, `{base}`, `{title}`, `{id}` and `{body}` are replaced in
+    /// each element. What it prints last that looks like an address is recorded.
+    std::vector<std::string> pr_command = default_pr_command();
+    /// Remove the ticket's worktree once shipped, and its branch once merged.
+    bool cleanup = true;
+    friend bool operator==(const ShipConfig&, const ShipConfig&) = default;
+};
+
 /// `[claude]`: Claude Code; its dialect adds print mode, stream-json output (which carries
 /// the run's cost, tokens and session id), the permission mode and the writable folders.
 std::vector<std::string> default_agent_command();
@@ -100,6 +120,7 @@ struct BoardConfig {
     AgentConfig implementing = default_agent_config(Status::implementing);
     AgentConfig review = default_agent_config(Status::review);
     NotifyConfig notify;
+    ShipConfig ship;
 
     /// The agent of an agent phase (is_agent_phase); nullptr for any other status.
     const AgentConfig* agent(Status phase) const;

@@ -60,6 +60,9 @@ struct RunStarted {
     int attempt = 1;
     int iteration = 1;
     RunPolicy policy;
+    /// The git branch the run works on, in its worktree (`board/<ID>`); empty when it runs in
+    /// the board's own checkout.
+    std::string branch;
     friend bool operator==(const RunStarted&, const RunStarted&) = default;
 };
 
@@ -205,6 +208,24 @@ struct Forked {
     friend bool operator==(const Forked&, const Forked&) = default;
 };
 
+/// The daemon shipped a done ticket's branch as board.yaml's `ship.policy` says (system only).
+struct Shipped {
+    static constexpr std::string_view type = "shipped";
+    ShipMethod how = ShipMethod::none;
+    std::string branch;
+    std::string ref;  ///< the merge commit, or the pull request's address
+    friend bool operator==(const Shipped&, const Shipped&) = default;
+};
+
+/// Shipping a done ticket's branch failed (a merge conflict, a refused push): the ticket goes
+/// back to review, awaiting a person's work, with `reason` as a note (system only).
+struct ShipFailed {
+    static constexpr std::string_view type = "ship-failed";
+    std::string branch;
+    std::string reason;
+    friend bool operator==(const ShipFailed&, const ShipFailed&) = default;
+};
+
 using Payload = std::variant<Created,
                              RunStarted,
                              RunFinished,
@@ -220,7 +241,9 @@ using Payload = std::variant<Created,
                              Moved,
                              Cancelled,
                              Reopened,
-                             Forked>;
+                             Forked,
+                             Shipped,
+                             ShipFailed>;
 
 /// One line of a log: the envelope and the payload.
 struct Event {

@@ -83,7 +83,14 @@ struct StartRun {
     friend bool operator==(const StartRun&, const StartRun&) = default;
 };
 
-using Action = std::variant<Idle, AwaitHuman, StartRun>;
+/// Ship a done ticket's branch as board.yaml's `ship.policy` says, then record `shipped` (or
+/// `ship-failed`).
+struct Ship {
+    std::string branch;
+    friend bool operator==(const Ship&, const Ship&) = default;
+};
+
+using Action = std::variant<Idle, AwaitHuman, StartRun, Ship>;
 
 Action next_action(const Ticket& ticket, const Policy& policy, const BoardFacts& facts = {});
 

@@ -38,6 +38,19 @@ constexpr bool is_agent_phase(Status s) {
 
 enum class Resolution : std::uint8_t { completed, wont_do };
 
+/// How a done ticket's branch left the board (board.yaml `ship.policy`): merged into the base
+/// branch, offered as a pull request, or left where it is.
+enum class ShipMethod : std::uint8_t { none, merge, pr };
+
+/// A ticket's branch, shipped.
+struct Shipment {
+    ShipMethod how = ShipMethod::none;
+    std::string branch;
+    std::string ref;  ///< the merge commit, or the pull request's address; empty for none
+    UnixMillis at = 0;
+    friend bool operator==(const Shipment&, const Shipment&) = default;
+};
+
 /// Whose turn it is when not the agent's. The ticket's `awaiting` is absent for the agent.
 enum class Awaiting : std::uint8_t {
     work,
@@ -295,6 +308,13 @@ struct Ticket {
     double cost_usd = 0.0;
     int runs_total = 0;
 
+    /// The git branch its implementing work is on (`board/<ID>`), from the last run that ran
+    /// in a worktree; empty when none did.
+    std::string branch;
+    /// Done with a branch not yet shipped: the daemon owes it a `shipped` (or `ship-failed`).
+    bool ship_owed = false;
+    std::optional<Shipment> shipped;
+
     UnixMillis created_at = 0;
     UnixMillis updated_at = 0;
     std::int64_t seq = 0;
@@ -322,6 +342,7 @@ std::optional<ArtifactKind> artifact_of(Status phase);
 /// Wire spellings. parse_* return nullopt for anything else (case-sensitive).
 std::string_view to_string(Status);
 std::string_view to_string(Resolution);
+std::string_view to_string(ShipMethod);
 std::string_view to_string(Awaiting);
 std::string_view to_string(Handoff);
 std::string_view to_string(Gate);

@@ -220,6 +220,28 @@ std::uint64_t read_size(const Field& f) {
     return *bytes;
 }
 
+ShipMethod read_ship_method(const Field& f) {
+    constexpr std::string_view expected = "merge, pr or none";
+    const std::string& text = scalar(f, expected);
+    const auto method = parse<ShipMethod>(text);
+    if (!method) fail(f.mark, f.path, fmt::format("expected {}, got \"{}\"", expected, text));
+    return *method;
+}
+
+/// A branch or remote name as git takes it on a command line: never an option (`-x`), no
+/// blanks or control characters. `allow_empty`: empty means "the checkout's branch".
+std::string read_branch(const Field& f, bool allow_empty) {
+    constexpr std::string_view expected = "a git branch or remote name";
+    const std::string& text = scalar(f, expected);
+    const bool bad = (text.empty() && !allow_empty) || (!text.empty() && text.front() == '-') ||
+                     std::any_of(text.begin(), text.end(), [](char c) {
+                         return static_cast<unsigned char>(c) <= ' ' || c == '\x7f' || c == '~' ||
+                                c == '^' || c == ':' || c == '\\';
+                     });
+    if (bad) fail(f.mark, f.path, fmt::format("expected {}, got \"{}\"", expected, text));
+    return text;
+}
+
 Gate read_gate(const Field& f) {
     constexpr std::string_view expected = "none, checkpoint or approval";
     const std::string& text = scalar(f, expected);
@@ -370,7 +392,7 @@ void read_top(const Field& top, BoardConfig& config) {
     const auto wip = [&](Status s) -> int& { return policy.wip[static_cast<std::size_t>(s)]; };
     for_each_key(
         top,
-        {"prefix", "auto", "wip", "gates", "budget", "daemon", "agents", "notify"},
+        {"prefix", "auto", "wip", "gates", "budget", "daemon", "agents", "notify", "ship"},
         [&](std::string_view key, const Field& v) {
             if (key == "prefix") config.prefix = read_prefix(v);
             if (key == "auto") {
@@ -419,6 +441,18 @@ void read_top(const Field& top, BoardConfig& config) {
                              });
             }
             if (key == "agents") read_agents(v, config);
+            if (key == "ship") {
+                for_each_key(v,
+                             {"policy", "base", "remote", "pr_command", "cleanup"},
+                             [&](std::string_view k, const Field& x) {
+                                 ShipConfig& ship = config.ship;
+                                 if (k == "policy") ship.policy = read_ship_method(x);
+                                 if (k == "base") ship.base = read_branch(x, true);
+                                 if (k == "remote") ship.remote = read_branch(x, false);
+                                 if (k == "pr_command") ship.pr_command = read_command(x);
+                                 if (k == "cleanup") ship.cleanup = read_bool(x);
+                             });
+            }
             if (key == "notify") {
                 for_each_key(v,
                              {"command", "timeout", "max_parallel"},

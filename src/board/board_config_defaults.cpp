@@ -115,6 +115,20 @@ std::string format_size(std::uint64_t bytes) {
     return fmt::format("{}B", bytes);
 }
 
+std::vector<std::string> default_pr_command() {
+    return {"gh",
+            "pr",
+            "create",
+            "--head",
+            "{branch}",
+            "--base",
+            "{base}",
+            "--title",
+            "{title}",
+            "--body",
+            "{body}"};
+}
+
 std::string default_board_yaml(std::string_view prefix) {
     // Kept in step with BoardConfig's defaults by the round-trip test in board_config_test.
     return fmt::format(R"(# board.yaml: how this board runs (spec: storage.md, agents.md).
@@ -208,6 +222,18 @@ agents:
     worktree: false
     enabled: true  # false: implementing goes straight to the human review
     resume: false
+
+# What becomes of a ticket's branch (board/<ID>, where its implementing agent worked) once a
+# person approves the ticket done. merge: merged into the base branch in this checkout (a
+# conflict sends the ticket back to a person, named); pr: pushed, then offered with
+# pr_command ({{branch}}, {{base}}, {{title}}, {{id}}, {{body}} are filled in; the address it
+# prints is kept on the ticket); none: left as it is.
+ship:
+  policy: merge
+  base: ""          # empty: the branch this checkout is on
+  remote: origin    # pr: where the branch is pushed
+  pr_command: [gh, pr, create, --head, "{{branch}}", --base, "{{base}}", --title, "{{title}}", --body, "{{body}}"]
+  cleanup: true     # remove the worktree once shipped, and the branch once merged
 
 # A command run whenever a ticket starts awaiting a person or an agent asks a question: an
 # argv list, never a shell string. The details arrive in the environment (BOARD_TICKET,

@@ -34,6 +34,9 @@ TEST_CASE("a default BoardConfig holds the defaults of storage.md") {
     const BoardConfig c;
     CHECK(c.prefix == "PROJ");
     CHECK(c.implementing.max_output == 50u << 20);  // agents.<phase>.max_output
+    CHECK(c.ship.policy == ShipMethod::merge);
+    CHECK(c.ship.base.empty());
+    CHECK(c.ship.cleanup);
     CHECK(c.policy.auto_research);
     CHECK_FALSE(c.policy.auto_planning);
     CHECK(c.policy.wip_limit(Status::research) == 3);
@@ -103,6 +106,7 @@ agents:
   planning: { command: [my-planner, "--flag with space"], timeout: 90s }
   implementing: { max_steps: 99, worktree: false, timeout: 2h }
   review: { max_steps: 1, enabled: false, command: ['./review.sh'] }
+ship: { policy: pr, base: main, remote: upstream, pr_command: [glab, mr, create, "{branch}"], cleanup: false }
 )");
     CHECK(c.prefix == "ACME7");
     CHECK_FALSE(c.policy.auto_research);
@@ -148,6 +152,12 @@ agents:
     CHECK_FALSE(c.review.enabled);
     CHECK(c.review.command == Argv{"./review.sh"});
     CHECK(c.review.timeout == 1h);
+
+    CHECK(c.ship.policy == ShipMethod::pr);
+    CHECK(c.ship.base == "main");
+    CHECK(c.ship.remote == "upstream");
+    CHECK(c.ship.pr_command == Argv{"glab", "mr", "create", "{branch}"});
+    CHECK_FALSE(c.ship.cleanup);
 }
 
 TEST_CASE("phases inherit agents.default whichever order the file names them in") {
@@ -218,6 +228,11 @@ TEST_CASE("board.yaml errors name the key, the line and what was expected") {
         {"agents:\n  default:\n    timeout: 721h\n", 3, "at most 720h, got \"721h\""},
         {"agents:\n  default:\n    timeout: 30 min\n", 3, "agents.default.timeout: expected"},
         {"agents:\n  planning:\n    timeout: 0m\n", 3, "agents.planning.timeout: expected a pos"},
+        // shipping: a known policy, branch names git takes as names, never as options
+        {"ship:\n  policy: squash\n", 2, "ship.policy: expected merge, pr or none, got \"squash\""},
+        {"ship:\n  base: --force\n", 2, "ship.base: expected a git branch or remote name"},
+        {"ship:\n  remote: \"\"\n", 2, "ship.remote: expected a git branch or remote name"},
+        {"ship:\n  pr_command: gh pr create\n", 2, "ship.pr_command: expected an argv list"},
         // output caps: a size with its unit, within the documented range
         {"agents:\n  default:\n    max_output: 50\n",
          3,
@@ -350,7 +365,7 @@ TEST_CASE("the default board.yaml writes every key, and Codex as a commented alt
           "max_parallel:", "poll:",         "debounce:",      "grace:",
           "default:",      "command:",      "timeout:",       "max_steps:",
           "worktree:",     "enabled:",      "resume:",        "implementing:",
-          "review:",       "max_output:"}) {
+          "review:",       "max_output:",   "ship:",          "pr_command:"}) {
         CHECK_THAT(text, Contains(key));
     }
     CHECK_THAT(text, Contains("    # command: [codex]"));

@@ -62,6 +62,11 @@ std::string payload_summary(const Payload& payload) {
                 return p.reason.empty() ? std::string{} : excerpt(p.reason);
             } else if constexpr (std::is_same_v<T, Forked>) {
                 return fmt::format("{} from {} at seq {}", p.ticket, p.from, p.at_seq);
+            } else if constexpr (std::is_same_v<T, Shipped>) {
+                return p.ref.empty() ? fmt::format("{} {}", p.branch, to_string(p.how))
+                                     : fmt::format("{} {} {}", p.branch, to_string(p.how), p.ref);
+            } else if constexpr (std::is_same_v<T, ShipFailed>) {
+                return fmt::format("{} {}", p.branch, excerpt(p.reason));
             } else {
                 return std::string{};  // updated, started: the changes say it
             }

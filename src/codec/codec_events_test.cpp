@@ -72,7 +72,7 @@ TEST_CASE("codec: payload wire names") {
         {index(Created{}), R"("requires":"review","awaiting":"work","manual":true})"},
         {index(RunStarted{}),
          R"("policy":{"gate":"approval","max_iterations":7,"max_attempts":4,)"
-         R"("max_cost_usd":12.5,"review_agent":false}})"},
+         R"("max_cost_usd":12.5,"review_agent":false},"branch":"board/PROJ-12"})"},
         {index(RunFinished{}), R"("run":"r-0003","exit":-9,"timed_out":true,)"},
         {index(RunFinished{}), R"("cost_usd":0.30000000000000004,)"},
         {index(RunFinished{}), R"("signal":"CONTENT_REVIEW",)"},
@@ -87,6 +87,9 @@ TEST_CASE("codec: payload wire names") {
         {index(Started{}), R"("type":"started"})"},
         {index(Moved{}), R"("status":"ready","reason":)"},
         {index(Forked{}), R"("from":"PROJ-12","at_seq":9,"ticket":"PROJ-13"})"},
+        {index(Shipped{}),
+         R"("type":"shipped","how":"merge","branch":"board/PROJ-12","ref":"3f2c1a9"})"},
+        {index(ShipFailed{}), R"("type":"ship-failed","branch":"board/PROJ-12","reason":"merge)"},
     }));
     CHECK_THAT(encode_event(samples[c.sample]), Contains(c.fragment));
 }

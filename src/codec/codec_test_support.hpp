@@ -83,7 +83,8 @@ inline RunStarted sample(std::in_place_type_t<RunStarted> /*type*/) {
                        .max_iterations = 7,
                        .max_attempts = 4,
                        .max_cost_usd = 12.5,
-                       .review_agent = false}};
+                       .review_agent = false},
+            .branch = "board/PROJ-12"};
 }
 
 inline RunFinished sample(std::in_place_type_t<RunFinished> /*type*/) {
@@ -175,6 +176,14 @@ inline Reopened sample(std::in_place_type_t<Reopened> /*type*/) {
 
 inline Forked sample(std::in_place_type_t<Forked> /*type*/) {
     return {.from = "PROJ-12", .at_seq = 9, .ticket = "PROJ-13"};
+}
+
+inline Shipped sample(std::in_place_type_t<Shipped> /*type*/) {
+    return {.how = ShipMethod::merge, .branch = "board/PROJ-12", .ref = "3f2c1a9"};
+}
+
+inline ShipFailed sample(std::in_place_type_t<ShipFailed> /*type*/) {
+    return {.branch = "board/PROJ-12", .reason = "merge conflict in src/a.cpp"};
 }
 
 inline Event envelope(std::int64_t seq, Payload payload) {

@@ -166,6 +166,7 @@ TEST_CASE("codec: ticket fields have the names and order of state-machine.md §2
                                                  "last_session",
                                                  "cost_usd",
                                                  "runs_total",
+                                                 "branch",
                                                  "created_at",
                                                  "updated_at",
                                                  "seq"};

@@ -57,6 +57,7 @@ void describe(IO& io, S& e) {
     io.required("attempt", e.attempt);
     io.required("iteration", e.iteration);
     io.required("policy", e.policy);
+    io.optional("branch", e.branch);
 }
 
 template <class IO, Is<RunFinished> S>
@@ -166,6 +167,19 @@ void describe(IO& io, S& e) {
     io.identity("ticket", e.ticket);
 }
 
+template <class IO, Is<Shipped> S>
+void describe(IO& io, S& e) {
+    io.required("how", e.how);
+    io.required("branch", e.branch);
+    io.optional("ref", e.ref);
+}
+
+template <class IO, Is<ShipFailed> S>
+void describe(IO& io, S& e) {
+    io.required("branch", e.branch);
+    io.required("reason", e.reason);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The ticket snapshot (state-machine.md §2). Read by a lenient Reader: see decode_ticket.
 
@@ -213,6 +227,14 @@ void describe(IO& io, S& r) {
     io.required("policy", r.policy);
 }
 
+template <class IO, Is<Shipment> S>
+void describe(IO& io, S& s) {
+    io.required("how", s.how);
+    io.required("branch", s.branch);
+    io.optional("ref", s.ref);
+    io.required("at", Time{s.at});
+}
+
 template <class IO, Is<Ticket> S>
 void describe(IO& io, S& t) {
     io.identity("id", t.id);
@@ -240,6 +262,9 @@ void describe(IO& io, S& t) {
     io.required("last_session", t.last_session);
     io.required("cost_usd", t.cost_usd);
     io.required("runs_total", t.runs_total);
+    io.optional("branch", t.branch);
+    io.unless_default("ship_owed", t.ship_owed);
+    io.optional("shipped", t.shipped);
     io.required("created_at", Time{t.created_at});
     io.required("updated_at", Time{t.updated_at});
     io.required("seq", t.seq);

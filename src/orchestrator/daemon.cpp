@@ -404,7 +404,7 @@ private:
         app::Author run_started = [=](const Ticket&) {
             return std::vector<Authored>{
                 {Actor{ActorKind::system, {}},
-                 RunStarted{run_id, start.phase, start.attempt, start.iteration, start.policy}}};
+                 RunStarted{run_id, start.phase, start.attempt, start.iteration, start.policy, {}}}};
         };
         const auto started = co_await commit_on_disk(id, std::move(run_started), seq_before, false);
         if (!started) {

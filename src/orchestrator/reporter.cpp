@@ -118,6 +118,15 @@ std::string describe_event(const std::string& ticket, const Event& e) {
             [&](const QuestionTimedOut& q) {
                 return fmt::format("question {}.{} timed out", ticket, q.question_id);
             },
+            [](const Shipped& s) {
+                return fmt::format("shipped {} ({}){}",
+                                   s.branch,
+                                   to_string(s.how),
+                                   s.ref.empty() ? "" : ": " + s.ref);
+            },
+            [](const ShipFailed& f) {
+                return fmt::format("ship-failed {}: {}", f.branch, clip(f.reason, 100));
+            },
             [](const auto& other) { return std::string{other.type}; },
         },
         e.payload);

@@ -57,7 +57,7 @@ TEST_CASE("the JSON log format prints one JSON object per event, ticket first") 
     CapturedStdout out;
     {
         Reporter reporter(DaemonOptions::Output::json);
-        reporter.event("PROJ-3", event(RunStarted{"0001", Status::research, 1, 1, {}}));
+        reporter.event("PROJ-3", event(RunStarted{"0001", Status::research, 1, 1, {}, {}}));
         reporter.message("hello");
     }
     std::istringstream lines(out.text.str());

@@ -175,7 +175,7 @@ TEST_CASE("the batch is accepted by the reducer on a ticket whose run is in flig
     c.ticket = "PROJ-1";
     c.title = "t";
     apply(c, Actor{ActorKind::human, "ana"}, 1000);
-    apply(RunStarted{"0001", Status::research, 1, 1, {}}, Actor{}, 2000);
+    apply(RunStarted{"0001", Status::research, 1, 1, {}, {}}, Actor{}, 2000);
     RunRecord r = record_with("<promise>COMPLETE</promise>\n");
     r.run_id = "0001";
     r.artifact = artifact(ArtifactStatus::complete);

@@ -156,8 +156,14 @@ Outcome apply(Ticket& t, const Event& e, const RunStarted& r) {
                        " is in ",
                        to_string(t.status)});
     }
+    if (!r.branch.empty() && r.branch != "board/" + t.id) {
+        return reject(
+            RejectReason::invalid_field,
+            {"run-started: a run of ", t.id, " works on board/", t.id, ", not ", r.branch});
+    }
     ops::enter(t, r.phase, e.at);
     t.run = Run{r.run, r.phase, e.at, r.policy};
+    if (!r.branch.empty()) t.branch = r.branch;
     ++t.runs_total;
     return std::nullopt;
 }
@@ -309,12 +315,60 @@ Outcome apply(Ticket& t, const Event& e, const Forked& f) {
                        ")"});
     }
     t.id = f.ticket;
+    // The original's branch is the original's: the fork's work, if any, gets its own.
+    t.branch.clear();
+    t.ship_owed = false;
+    t.shipped.reset();
     if (t.run) {
         ops::add_system_note(t, cat({"the fork does not inherit run ", t.run->id}), e.at);
         t.run.reset();
     }
     ops::add_system_note(
         t, cat({"forked from ", f.from, " at seq ", std::to_string(f.at_seq)}), e.at);
+    return std::nullopt;
+}
+
+namespace {
+
+/// Shipping is the daemon's to record, for a done ticket that owes it, on its own branch.
+std::optional<Rejection> may_ship(const Ticket& t,
+                                  const Event& e,
+                                  std::string_view what,
+                                  const std::string& branch) {
+    if (e.by.kind != ActorKind::system) {
+        return reject(
+            RejectReason::not_human,
+            {what, ": only the board records shipping (this event is by ", to_string(e.by), ")"});
+    }
+    if (t.status != Status::done || !t.ship_owed) {
+        return reject(RejectReason::nothing_to_do,
+                      {what, ": ", t.id, " owes no shipping (status ", to_string(t.status), ")"});
+    }
+    if (branch != t.branch) {
+        return reject(RejectReason::invalid_field,
+                      {what, ": ", t.id, "'s branch is ", t.branch, ", not ", branch});
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+Outcome apply(Ticket& t, const Event& e, const Shipped& s) {
+    if (auto bad = may_ship(t, e, "shipped", s.branch)) return *bad;
+    t.ship_owed = false;
+    t.shipped = Shipment{s.how, s.branch, s.ref, e.at};
+    return std::nullopt;
+}
+
+Outcome apply(Ticket& t, const Event& e, const ShipFailed& f) {
+    if (auto bad = may_ship(t, e, "ship-failed", f.branch)) return *bad;
+    // Back to the last human step before shipping, for a person to put right; their next
+    // approval makes it done, and owed its shipping, again.
+    t.resolution.reset();
+    t.ship_owed = false;
+    ops::enter(t, Status::review, e.at);
+    ops::add_system_note(t, cat({"shipping ", f.branch, " failed: ", f.reason}), e.at);
+    ops::await_human(t, Awaiting::work, Handoff::system);
     return std::nullopt;
 }
 

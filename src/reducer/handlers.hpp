@@ -19,6 +19,8 @@ Outcome apply(Ticket& t, const Event& e, const RunInterrupted& r);
 Outcome apply(Ticket& t, const Event& e, const ArtifactRecorded& a);
 Outcome apply(Ticket& t, const Event& e, const NoteAdded& n);
 Outcome apply(Ticket& t, const Event& e, const Forked& f);
+Outcome apply(Ticket& t, const Event& e, const Shipped& s);
+Outcome apply(Ticket& t, const Event& e, const ShipFailed& f);
 
 // Human moves (human_events.cpp).
 Outcome apply(Ticket& t, const Event& e, const VerdictGiven& v);

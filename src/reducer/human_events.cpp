@@ -242,6 +242,9 @@ Outcome apply(Ticket& t, const Event& e, const Reopened& r) {
     }
     if (!r.reason.empty()) ops::add_note(t, e.by, cat({"reopened: ", r.reason}), e.at);
     t.resolution.reset();
+    // Reopened work ships again when it is done again.
+    t.ship_owed = false;
+    t.shipped.reset();
     ops::release_to_agent(t);
     ops::enter(t, Status::backlog, e.at);
     return std::nullopt;

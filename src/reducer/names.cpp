@@ -18,6 +18,7 @@ using Names = std::array<std::string_view, N>;
 constexpr Names<Status, 7> status_names{
     "backlog", "research", "ready", "planning", "implementing", "review", "done"};
 constexpr Names<Resolution, 2> resolution_names{"completed", "wont_do"};
+constexpr Names<ShipMethod, 3> ship_method_names{"none", "merge", "pr"};
 constexpr Names<Awaiting, 7> awaiting_names{
     "work", "approval", "input", "review", "content", "escalation", "checkpoint"};
 constexpr Names<Handoff, 4> handoff_names{"signal", "gate", "question", "system"};
@@ -61,6 +62,7 @@ std::optional<Enum> find_name(const Names<Enum, N>& names, std::string_view text
 // clang-format off
 std::string_view to_string(Status v) { return name_of(status_names, v); }
 std::string_view to_string(Resolution v) { return name_of(resolution_names, v); }
+std::string_view to_string(ShipMethod v) { return name_of(ship_method_names, v); }
 std::string_view to_string(Awaiting v) { return name_of(awaiting_names, v); }
 std::string_view to_string(Handoff v) { return name_of(handoff_names, v); }
 std::string_view to_string(Gate v) { return name_of(gate_names, v); }
@@ -76,6 +78,7 @@ std::string_view to_string(Verdict v) { return name_of(verdict_names, v); }
 
 template <> std::optional<Status> parse<Status>(std::string_view t) { return find_name<Status>(status_names, t); }
 template <> std::optional<Resolution> parse<Resolution>(std::string_view t) { return find_name<Resolution>(resolution_names, t); }
+template <> std::optional<ShipMethod> parse<ShipMethod>(std::string_view t) { return find_name<ShipMethod>(ship_method_names, t); }
 template <> std::optional<Awaiting> parse<Awaiting>(std::string_view t) { return find_name<Awaiting>(awaiting_names, t); }
 template <> std::optional<Handoff> parse<Handoff>(std::string_view t) { return find_name<Handoff>(handoff_names, t); }
 template <> std::optional<Gate> parse<Gate>(std::string_view t) { return find_name<Gate>(gate_names, t); }

@@ -46,7 +46,8 @@ UnixMillis retry_not_before(const Ticket& t, const Policy& policy) {
 }  // namespace
 
 Action next_action(const Ticket& ticket, const Policy& policy, const BoardFacts& facts) {
-    if (ticket.status == Status::done) return Idle{IdleReason::done};
+    if (ticket.status == Status::done)
+        return ticket.ship_owed ? Action{Ship{ticket.branch}} : Action{Idle{IdleReason::done}};
     if (ticket.type == TicketType::epic) return Idle{IdleReason::epic};
     if (ticket.awaiting) return AwaitHuman{*ticket.awaiting};
     if (ticket.run) return Idle{IdleReason::run_in_flight};

@@ -234,7 +234,7 @@ TEST_CASE("a blocking question asked during a run holds the ticket over the run'
           "[reducer][question]") {
     const Signal signal = GENERATE(Signal::complete, Signal::checkpoint);
     Log log{ticket_in(Status::research)};
-    log.must(RunStarted{"r1", Status::research, 1, 1, {}}, system_actor());
+    log.must(RunStarted{"r1", Status::research, 1, 1, {}, {}}, system_actor());
     log.must(ask(QuestionKind::blocking), agent());
     RunFinished done = signalled(signal, "done, but see my question");
     done.run = "r1";
@@ -254,7 +254,7 @@ TEST_CASE("a blocking question asked during a run holds the ticket over the run'
 
 TEST_CASE("a non-blocking question asked during a run does not hold it", "[reducer][question]") {
     Log log{ticket_in(Status::research)};
-    log.must(RunStarted{"r1", Status::research, 1, 1, {}}, system_actor());
+    log.must(RunStarted{"r1", Status::research, 1, 1, {}, {}}, system_actor());
     log.must(ask(QuestionKind::non_blocking), agent());
     RunFinished done = signalled(Signal::checkpoint, "step one");
     done.run = "r1";

@@ -307,32 +307,34 @@ TEST_CASE("runs start only where an agent may work", "[reducer][run]") {
     CAPTURE(to_string(row.column), to_string(row.phase));
     Log log{ticket_in(row.column)};
     if (row.accepted) {
-        const Ticket& t = log.must(RunStarted{"r1", row.phase, 1, 1, {}}, system_actor());
+        const Ticket& t = log.must(RunStarted{"r1", row.phase, 1, 1, {}, {}}, system_actor());
         CHECK(t.status == row.phase);
         CHECK(t.run->id == "r1");
         log.refused(
-            RunStarted{"r2", row.phase, 1, 1, {}}, system_actor(), RejectReason::run_in_flight);
+            RunStarted{"r2", row.phase, 1, 1, {}, {}}, system_actor(), RejectReason::run_in_flight);
     } else {
         log.refused(
-            RunStarted{"r1", row.phase, 1, 1, {}}, system_actor(), RejectReason::wrong_status);
+            RunStarted{"r1", row.phase, 1, 1, {}, {}}, system_actor(), RejectReason::wrong_status);
     }
 }
 
 TEST_CASE("no agent run starts while a human is awaited, or on an epic", "[reducer][run]") {
     Log waiting{ticket_in(Status::research, Awaiting::input)};
-    waiting.refused(
-        RunStarted{"r1", Status::research, 1, 1, {}}, system_actor(), RejectReason::awaiting_human);
+    waiting.refused(RunStarted{"r1", Status::research, 1, 1, {}, {}},
+                    system_actor(),
+                    RejectReason::awaiting_human);
     Ticket epic = ticket_in(Status::backlog);
     epic.type = TicketType::epic;
     Log epic_log{epic};
-    epic_log.refused(
-        RunStarted{"r1", Status::research, 1, 1, {}}, system_actor(), RejectReason::wrong_status);
+    epic_log.refused(RunStarted{"r1", Status::research, 1, 1, {}, {}},
+                     system_actor(),
+                     RejectReason::wrong_status);
 }
 
 TEST_CASE("a run that ends after a human moved the ticket keeps its words but not its outcome",
           "[reducer][run]") {
     Log log{ticket_in(Status::implementing)};
-    log.must(RunStarted{"r1", Status::implementing, 1, 1, {}}, system_actor());
+    log.must(RunStarted{"r1", Status::implementing, 1, 1, {}, {}}, system_actor());
     log.must(Moved{Status::planning, "The plan missed the migration"});
     RunFinished done = signalled(Signal::approval_needed, "please look");
     done.run = "r1";
@@ -348,7 +350,7 @@ TEST_CASE("a run that ends after a human moved the ticket keeps its words but no
 
 TEST_CASE("an interrupted run is not an attempt", "[reducer][run]") {
     Log log{ticket_in(Status::research)};
-    log.must(RunStarted{"r1", Status::research, 1, 1, {}}, system_actor());
+    log.must(RunStarted{"r1", Status::research, 1, 1, {}, {}}, system_actor());
     const Ticket& t = log.must(RunInterrupted{"r1", "daemon stopped"}, system_actor());
     CHECK_FALSE(t.run);
     CHECK(t.phase_attempts == 0);
@@ -490,7 +492,7 @@ TEST_CASE("update --awaiting assigns to a human and none releases to the agent",
 
 TEST_CASE("fork renames the ticket and drops the run in flight", "[reducer][fork]") {
     Log log{ticket_in(Status::planning)};
-    log.must(RunStarted{"r1", Status::planning, 1, 1, {}}, system_actor());
+    log.must(RunStarted{"r1", Status::planning, 1, 1, {}, {}}, system_actor());
     const std::int64_t at = log.ticket().seq;
     const Ticket& t = log.must(Forked{"PROJ-1", at, "PROJ-7"}, human());
     CHECK(t.id == "PROJ-7");
@@ -520,7 +522,7 @@ TEST_CASE("a run is stale once the ticket left its phase, even if it came back",
     }));
     CAPTURE(row.what);
     Log log{ticket_in(Status::backlog)};
-    log.must(RunStarted{"r1", Status::research, 1, 1, {}}, system_actor());
+    log.must(RunStarted{"r1", Status::research, 1, 1, {}, {}}, system_actor());
     for (const auto& p : row.meanwhile) log.must(p);
     REQUIRE(log.ticket().status == Status::research);
     RunFinished late = signalled(Signal::escalate, "too late");
@@ -552,7 +554,7 @@ TEST_CASE("a spent budget never leaves a ticket stuck where nobody sees it", "[r
 
 TEST_CASE("a negative cost is refused", "[reducer][budget]") {
     Log log{ticket_in(Status::research)};
-    log.must(RunStarted{"r1", Status::research, 1, 1, {}}, system_actor());
+    log.must(RunStarted{"r1", Status::research, 1, 1, {}, {}}, system_actor());
     RunFinished refund = signalled(std::nullopt);
     refund.run = "r1";
     refund.cost_usd = -5.0;

@@ -78,6 +78,8 @@ void escalate(Ticket& t, std::string why, UnixMillis at) {
 void close(Ticket& t, Resolution resolution, UnixMillis at) {
     enter(t, Status::done, at);
     t.resolution = resolution;
+    // Work on a branch that is done is owed its shipping; work given up is not.
+    t.ship_owed = resolution == Resolution::completed && !t.branch.empty() && !t.shipped;
     for (auto q = unsettled_questions(t); q != t.questions.end(); ++q) {
         if (q->status == QuestionStatus::pending) q->status = QuestionStatus::cancelled;
     }

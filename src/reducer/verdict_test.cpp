@@ -166,7 +166,7 @@ TEST_CASE("gates none, checkpoint and approval decide where a completed phase go
     RunPolicy policy;
     policy.gate = row.gate;
     // Recording inside a run does not complete the phase; the run's COMPLETE does.
-    log.must(RunStarted{"r1", row.phase, 1, 1, policy}, system_actor());
+    log.must(RunStarted{"r1", row.phase, 1, 1, policy, {}}, system_actor());
     log.must(complete_artifact(row.phase), agent(row.phase));
     CHECK(log.ticket().status == row.phase);
     RunFinished done = signalled(Signal::complete);
@@ -189,7 +189,7 @@ TEST_CASE("a rejected gate sends the agent back with its artifact marked rejecte
     Log log{ticket_in(Status::planning)};
     RunPolicy policy;
     policy.gate = Gate::approval;
-    log.must(RunStarted{"r1", Status::planning, 1, 1, policy}, system_actor());
+    log.must(RunStarted{"r1", Status::planning, 1, 1, policy, {}}, system_actor());
     log.must(complete_artifact(Status::planning), agent(Status::planning));
     RunFinished done = signalled(Signal::complete);
     done.run = "r1";
@@ -217,7 +217,8 @@ TEST_CASE("requires survives three reject cycles and is the final gate each time
     for (int cycle = 1; cycle <= 3; ++cycle) {
         CAPTURE(cycle);
         log.must(
-            RunStarted{"r" + std::to_string(cycle), Status::implementing, 1, 1, no_review_agent},
+            RunStarted{
+                "r" + std::to_string(cycle), Status::implementing, 1, 1, no_review_agent, {}},
             system_actor());
         log.must(complete_artifact(Status::implementing), agent(Status::implementing));
         RunFinished done = signalled(Signal::complete);

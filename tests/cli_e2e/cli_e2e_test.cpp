@@ -154,7 +154,7 @@ public:
         const Actor agent{ActorKind::agent, std::string{to_string(phase)}};
         RunPolicy policy;
         policy.gate = phase == Status::planning ? Gate::approval : Gate::none;
-        append(id, system, {RunStarted{run_id, phase, 1, 1, policy}});
+        append(id, system, {RunStarted{run_id, phase, 1, 1, policy, {}}});
         if (const auto kind = artifact_of(phase); kind && signal == Signal::complete) {
             ArtifactRecorded artifact;
             artifact.kind = *kind;

@@ -447,7 +447,7 @@ TEST_CASE("a blocking question past its timeout: the default answers it, or it e
     RunFinished done;
     done.run = "r1";
     std::vector<Event> batch{
-        Event{1, 0, "e-start", long_ago, Actor{}, RunStarted{"r1", Status::research, 1, 1, {}}},
+        Event{1, 0, "e-start", long_ago, Actor{}, RunStarted{"r1", Status::research, 1, 1, {}, {}}},
         Event{1, 0, "e-ask", long_ago + 1, Actor{ActorKind::agent, "research"}, q},
         Event{1, 0, "e-done", long_ago + 2, Actor{}, done}};
     REQUIRE(std::holds_alternative<Committed>(append_events(board.dir(id), batch, created.seq)));

@@ -30,6 +30,24 @@ public:
         e.at = now_ += pick(0, 40) * 60'000;  // minutes apart, so question timeouts come due
         e.by = actor();
         e.payload = t.id.empty() && chance(90) ? Payload{created()} : payload(t);
+        // Work on a branch, handed to a person and approved: the way to a ticket that owes
+        // its shipping.
+        if (!t.branch.empty() && !t.run && !t.awaiting && t.status != Status::done && chance(10)) {
+            e.by = Actor{ActorKind::human, "ana"};
+            Updated handed;
+            handed.awaiting = std::optional<Awaiting>{Awaiting::work};
+            e.payload = handed;
+        }
+        if (!t.branch.empty() && t.awaiting && chance(60)) {
+            e.by = Actor{ActorKind::human, "ana"};
+            e.payload = VerdictGiven{Verdict::approved, "feedback"};
+        }
+        // A ticket that owes its shipping is a state worth leaving by each of its ways.
+        if (t.ship_owed && chance(60)) {
+            e.by = chance(90) ? Actor{ActorKind::system, {}} : actor();
+            e.payload = chance(50) ? Payload{Shipped{any<ShipMethod>(3), t.branch, text()}}
+                                   : Payload{ShipFailed{t.branch, text()}};
+        }
         return e;
     }
 
@@ -174,13 +192,17 @@ private:
     }
 
     Payload payload(const Ticket& t) {
-        switch (pick(0, 17)) {
+        switch (pick(0, 19)) {
             case 0:
                 return created();
             case 1:
             case 2:
-                return RunStarted{
-                    run_id(t), chance(70) ? t.status : any<Status>(7), 1, 1, policy()};
+                return RunStarted{run_id(t),
+                                  chance(70) ? t.status : any<Status>(7),
+                                  1,
+                                  1,
+                                  policy(),
+                                  chance(40) ? "board/" + t.id : std::string{}};
             case 3:
             case 4:
                 return run_finished(t);
@@ -207,8 +229,12 @@ private:
                 return Moved{any<Status>(7), chance(90) ? "reason" : ""};
             case 16:
                 return chance(50) ? Payload{Cancelled{text()}} : Payload{Reopened{text()}};
-            default:
+            case 17:
                 return Forked{t.id, t.seq, "PROJ-" + std::to_string(pick(10, 20))};
+            case 18:
+                return Shipped{any<ShipMethod>(3), chance(90) ? t.branch : "board/X", text()};
+            default:
+                return ShipFailed{chance(90) ? t.branch : "board/X", text()};
         }
     }
 
