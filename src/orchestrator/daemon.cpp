@@ -14,6 +14,7 @@
 #include "orchestrator/run_executor.hpp"
 #include "orchestrator/run_folder.hpp"
 #include "orchestrator/run_outcome.hpp"
+#include "orchestrator/shipping.hpp"
 #include "orchestrator/startup.hpp"
 #include "orchestrator/watcher.hpp"
 #include "support/files.hpp"
@@ -213,6 +214,13 @@ private:
             live_->ticket_is(*after);
         else
             live_->ticket_changed(id);
+        // Likewise the tickets that owe their shipping.
+        if (after && after->status == Status::done && after->ship_owed) {
+            owed_ships_.insert(id);
+        } else {
+            owed_ships_.erase(id);
+            ship_tried_.erase(id);
+        }
         // Kept per board, so question timeouts never need a pass over every ticket.
         if (after && next_question_deadline(*after))
             timed_questions_.insert(id);
@@ -401,10 +409,12 @@ private:
                                      std::shared_ptr<AgentRun> agent) {
         // Every argument of a co_await'ed call is a named variable: GCC 12 destroys a
         // temporary made in the co_await's full expression twice (toolchain.md §3, snag 11).
+        const std::string branch = run_branch(id, start.phase);
         app::Author run_started = [=](const Ticket&) {
             return std::vector<Authored>{
                 {Actor{ActorKind::system, {}},
-                 RunStarted{run_id, start.phase, start.attempt, start.iteration, start.policy, {}}}};
+                 RunStarted{
+                     run_id, start.phase, start.attempt, start.iteration, start.policy, branch}}};
         };
         const auto started = co_await commit_on_disk(id, std::move(run_started), seq_before, false);
         if (!started) {
@@ -477,6 +487,76 @@ private:
         }
     }
 
+    /// The branch a run of `phase` works on: implementing in a worktree, and the review of
+    /// work done there, are on `board/<ID>`.
+    std::string run_branch(const std::string& id, Status phase) const {
+        const bool in_worktree =
+            (phase == Status::implementing && config_.implementing.worktree) ||
+            (phase == Status::review && !known_.all().at(id).ticket->branch.empty());
+        return in_worktree ? "board/" + id : std::string{};
+    }
+
+    // ---- shipping ------------------------------------------------------------------------
+
+    /// Ships every done ticket that owes it (shipping.hpp), one at a time per ticket.
+    void start_owed_ships() {
+        for (const auto& id : owed_ships_) {
+            if (shipping_.count(id) != 0) continue;
+            // Tried at this very state and not recorded (the reducer or the disk said no):
+            // again only once the ticket changes, not in a loop.
+            const auto& known = known_.all().at(id).ticket;
+            if (const auto tried = ship_tried_.find(id);
+                tried != ship_tried_.end() && known && tried->second == known->seq)
+                continue;
+            if (known) ship_tried_[id] = known->seq;
+            shipping_.insert(id);
+            asio::co_spawn(io_, ship_ticket(id), [this, id](std::exception_ptr e) {
+                if (e) {
+                    try {
+                        std::rethrow_exception(e);
+                    } catch (const std::exception& ex) {
+                        reporter_.problem(
+                            fmt::format("board-daemon: {}: shipping failed inside the daemon: {}",
+                                        id,
+                                        ex.what()));
+                    }
+                }
+                shipping_.erase(id);
+                wake();
+            });
+        }
+    }
+
+    asio::awaitable<void> ship_ticket(std::string id) {
+        const auto ticket = known_.all().at(id).ticket;
+        ShipRequest request;
+        request.id = id;
+        request.title = ticket->title;
+        request.body = ticket->description;
+        if (const auto& review = ticket->artifact(ArtifactKind::review);
+            review && !review->summary.empty())
+            request.body += (request.body.empty() ? "" : "\n\n") + review->summary;
+        request.branch = ticket->branch;
+        request.board_root = options_.board_root;
+        request.log_file = options_.board_root / "tickets" / id / "runs" / "ship.log";
+        request.config = config_.ship;
+        const auto outcome = co_await ship_branch(io_.get_executor(), request);
+        const std::int64_t seq = ticket->seq;
+        app::Author record = [outcome](const Ticket&) {
+            return std::visit(
+                [](const auto& event) {
+                    return std::vector<Authored>{{Actor{ActorKind::system, {}}, Payload{event}}};
+                },
+                outcome);
+        };
+        // Against the ticket as it was: a person who reopened it meanwhile wins.
+        const auto recorded = co_await commit_on_disk(id, std::move(record), seq);
+        if (!recorded || !std::holds_alternative<Shipped>(outcome)) co_return;
+        const ShipMethod how = std::get<Shipped>(outcome).how;
+        const auto problems = co_await clean_up_after_shipping(io_.get_executor(), request, how);
+        for (const auto& problem : problems) reporter_.message(fmt::format("{}: {}", id, problem));
+    }
+
     asio::awaitable<void> main_loop() {
         if (reporter_.live()) asio::co_spawn(io_, tick_live_view(), asio::detached);
         if (auto why = watcher_.start())
@@ -520,14 +600,15 @@ private:
                 }
                 if (auto next = launch_runnable())
                     wake_at = wake_at ? std::min(*wake_at, *next) : *next;
+                start_owed_ships();
             }
             if (reporter_.live()) reporter_.board(snapshot());
-            if (running_.empty() && !watcher_.has_changed()) {
+            if (running_.empty() && shipping_.empty() && !watcher_.has_changed()) {
                 if (stopping_) break;
                 if (!watching && !wake_at) break;  // nothing can move without a human
             }
             if (watcher_.has_changed()) continue;
-            if (watching || !running_.empty()) {
+            if (watching || !running_.empty() || !shipping_.empty()) {
                 const auto poll_at = last_full_scan + config_.daemon.poll;
                 wake_at = wake_at ? std::min(*wake_at, poll_at) : poll_at;
             }
@@ -587,6 +668,9 @@ private:
     bool looked_once_ = false;               ///< the first scan of the board is done
     std::set<std::string> timed_questions_;  ///< tickets with a question that can time out
     std::map<std::string, Running, KnownTickets::IdOrder> running_;
+    std::set<std::string> owed_ships_;                ///< done tickets that owe their shipping
+    std::set<std::string> shipping_;                  ///< tickets being shipped now
+    std::map<std::string, std::int64_t> ship_tried_;  ///< the seq each ship was last tried at
     UniqueFd lock_;  ///< tickets/.daemon.lock, held while the daemon runs
     bool wake_pending_ = false;
     bool stopping_ = false;

@@ -88,7 +88,11 @@ asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
 
     fs::path cwd = context.board_root;
     bool writes_cwd = false;
-    if (launch_error.empty() && running.phase == Status::implementing && agent.worktree) {
+    // Implementing works in the ticket's worktree; the review of that work reads (and tests)
+    // the same branch there.
+    const bool in_worktree = (running.phase == Status::implementing && agent.worktree) ||
+                             (running.phase == Status::review && !ticket.branch.empty());
+    if (launch_error.empty() && in_worktree) {
         auto worktree =
             co_await ensure_worktree(context.executor, context.board_root, id, log_file);
         if (worktree.index() == 1) {

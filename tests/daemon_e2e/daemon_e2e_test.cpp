@@ -663,6 +663,152 @@ TEST_CASE(
     CHECK(std::system(branches.c_str()) == 0);
 }
 
+/// A board in a fresh git repository on `main`, its implementing agent committing
+/// `feature.txt` in the ticket's worktree; the ticket brought to the human review.
+struct ShippingBoard {
+    TestBoard board;
+    std::string id;
+
+    explicit ShippingBoard(const std::string& name, const std::string& ship = {})
+        : board(name, options(ship)) {
+        git("init -q -b main");
+        write_file(board.root / "feature.txt", "base\n");
+        git("add board.yaml feature.txt");
+        git("commit -q -m init");
+        id = board.create("Add the feature");
+        board.script(id, "implementing", "commit=feature.txt signal=COMPLETE\n");
+        REQUIRE(board.daemon() == 0);
+        REQUIRE(board.ticket(id).awaiting == Awaiting::review);
+    }
+
+    static BoardOptions options(const std::string& ship) {
+        BoardOptions o;
+        o.worktree = true;
+        o.extra = ship;
+        return o;
+    }
+
+    /// `git ARGS` in the board's checkout (which is the repository); its output.
+    std::string git(const std::string& args) const {
+        const fs::path out = board.root / ".git-out";
+        const std::string command = "git -C '" + board.root.string() +
+                                    "' -c user.name=ana -c user.email=ana@example.test " + args +
+                                    " >'" + out.string() + "' 2>&1";
+        const int code = std::system(command.c_str());
+        const std::string text = read_file(out);
+        INFO("git " << args << ": " << text);
+        REQUIRE(code == 0);
+        return text;
+    }
+
+    fs::path worktree() const { return board.root / ".board" / "worktrees" / id; }
+};
+
+TEST_CASE("approving a review merges the ticket's branch into main and removes its worktree") {
+    ShippingBoard s("ship-merge");
+    // The review-prep agent read the branch where it was made.
+    const std::string log = read_file(s.board.dir(s.id) / "fake-agent" / "log");
+    const auto review = log.find("phase=review");
+    REQUIRE(review != std::string::npos);
+    CHECK(
+        log.substr(review, log.find('\n', review) - review).find("cwd=" + s.worktree().string()) !=
+        std::string::npos);
+    REQUIRE(fs::exists(s.worktree()));
+
+    s.board.cli({"approve", s.id, "--as", "ana"});
+    REQUIRE(s.board.daemon() == 0);
+
+    const Ticket t = s.board.ticket(s.id);
+    CHECK(t.status == Status::done);
+    CHECK_FALSE(t.ship_owed);
+    REQUIRE(t.shipped);
+    CHECK(t.shipped->how == ShipMethod::merge);
+    CHECK(t.shipped->branch == "board/" + s.id);
+    // main holds the agent's commit, through a merge commit that is the recorded one.
+    CHECK(read_file(s.board.root / "feature.txt") == "base\n" + s.id + " implementing run 1\n");
+    const std::string head = s.git("rev-parse HEAD");
+    CHECK(head.substr(0, head.find('\n')) == t.shipped->ref);
+    CHECK(s.git("log -1 --format=%s") == "Merge board/" + s.id + ": Add the feature\n");
+    // Cleaned up: no worktree, no branch.
+    CHECK_FALSE(fs::exists(s.worktree()));
+    CHECK(s.git("branch --list board/" + s.id).empty());
+    CHECK(s.board.cli({"verify"}).find("fault") == std::string::npos);
+}
+
+TEST_CASE("a base that conflicts sends the ticket back to a person, the conflict named") {
+    ShippingBoard s("ship-conflict");
+    // Someone changed the same line on main meanwhile.
+    write_file(s.board.root / "feature.txt", "changed on main\n");
+    s.git("commit -q -am 'main moved on'");
+    const std::string main_before = s.git("rev-parse HEAD");
+
+    s.board.cli({"approve", s.id, "--as", "ana"});
+    REQUIRE(s.board.daemon() == 0);
+
+    const Ticket t = s.board.ticket(s.id);
+    CHECK(t.status == Status::review);
+    CHECK(t.awaiting == Awaiting::work);
+    CHECK_FALSE(t.shipped);
+    REQUIRE_FALSE(t.notes.empty());
+    CHECK_THAT(t.notes.back().text,
+               Catch::Matchers::Contains("merging board/" + s.id +
+                                         " into main conflicts in feature.txt") &&
+                   Catch::Matchers::Contains("the merge was aborted"));
+    // main is as it was: no merge half done, the branch and its worktree kept for the person.
+    CHECK(s.git("rev-parse HEAD") == main_before);
+    CHECK_FALSE(fs::exists(s.board.root / ".git" / "MERGE_HEAD"));
+    CHECK(s.git("status --porcelain --untracked-files=no").empty());
+    CHECK(fs::exists(s.worktree()));
+
+    // The person merges by hand and says it is done: shipping finds it merged already.
+    s.git("merge -q -X theirs board/" + s.id + " -m 'merged by hand'");
+    s.board.cli({"approve", s.id, "--as", "ana"});
+    REQUIRE(s.board.daemon() == 0);
+    const Ticket after = s.board.ticket(s.id);
+    CHECK(after.status == Status::done);
+    REQUIRE(after.shipped);
+    CHECK(after.shipped->how == ShipMethod::merge);
+}
+
+TEST_CASE("ship: pr pushes the branch and records the address the command printed") {
+    const fs::path scratch =
+        fs::temp_directory_path() / ("board-e2e-pr-" + std::to_string(::getpid()));
+    fs::remove_all(scratch);
+    fs::create_directories(scratch);
+    const fs::path command = scratch / "open-pr";
+    write_file(command,
+               "#!/bin/sh\nprintf '%s\\n' \"$@\" > '" + (scratch / "args").string() +
+                   "'\necho 'Creating pull request...'\necho 'https://example.test/acme/pull/7'\n");
+    fs::permissions(command, fs::perms::owner_all);
+    ShippingBoard s("ship-pr",
+                    "ship: { policy: pr, pr_command: [" + command.string() +
+                        ", --head, \"{branch}\", --title, \"{title}\", --base, \"{base}\"] }\n");
+    const fs::path origin = scratch / "origin.git";
+    REQUIRE(std::system(("git init -q --bare '" + origin.string() + "'").c_str()) == 0);
+    s.git("remote add origin '" + origin.string() + "'");
+
+    s.board.cli({"approve", s.id, "--as", "ana"});
+    REQUIRE(s.board.daemon() == 0);
+
+    const Ticket t = s.board.ticket(s.id);
+    CHECK(t.status == Status::done);
+    REQUIRE(t.shipped);
+    CHECK(t.shipped->how == ShipMethod::pr);
+    CHECK(t.shipped->ref == "https://example.test/acme/pull/7");
+    CHECK(read_file(scratch / "args") ==
+          "--head\nboard/" + s.id + "\n--title\nAdd the feature\n--base\nmain\n");
+    // The branch is on the remote; the worktree is gone, the branch kept (it is the PR).
+    const std::string remote_branch = "git --git-dir='" + origin.string() +
+                                      "' rev-parse --verify --quiet refs/heads/board/" + s.id +
+                                      " >/dev/null";
+    CHECK(std::system(remote_branch.c_str()) == 0);
+    CHECK_FALSE(fs::exists(s.worktree()));
+    CHECK_FALSE(s.git("branch --list board/" + s.id).empty());
+    // main is untouched.
+    CHECK(read_file(s.board.root / "feature.txt") == "base\n");
+    fs::remove_all(scratch);
+}
+
 TEST_CASE("with --http, the live events carry the daemon's and the CLI's appends") {
     TestBoard board("http");
     Child daemon = board.start_daemon({"--http", "127.0.0.1:0", "--timeout", "60s"});

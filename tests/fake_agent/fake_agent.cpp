@@ -33,6 +33,9 @@
 //   garbage                print a line of invalid UTF-8, NUL and control bytes
 //   stderr=TEXT            print TEXT on stderr
 //   stdout=TEXT            print TEXT on stdout (e.g. a fenced or malformed tag)
+//   commit=FILE            append a line naming the run to FILE (in the working directory),
+//                          then `git add` and `git commit` it there, as an implementing agent
+//                          does in its worktree
 // Values with blanks are quoted: "..." takes \" \\ \n \t escapes, '...' is literal
 // (handy for JSON: question='{"question":"Which DB?","type":"blocking"}').
 //
@@ -62,6 +65,7 @@
 #include <sstream>
 #include <string>
 #include <sys/file.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -251,6 +255,47 @@ void start_grandchild(const Run& run, bool close_stdio, bool own_session) {
     write_file_atomically(run.folder / "grandchild.pid", std::to_string(pid) + "\n");
 }
 
+/// Runs `argv` (argv[0] on PATH) with stdout and stderr on /dev/null; true when it exits 0.
+bool run_quietly(std::vector<std::string> argv) {
+    const pid_t pid = ::fork();
+    if (pid < 0) throw Failure{"fork for " + argv.front() + ": " + errno_text()};
+    if (pid == 0) {
+        const int null = ::open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            ::dup2(null, STDOUT_FILENO);
+            ::dup2(null, STDERR_FILENO);
+        }
+        std::vector<char*> args;
+        for (auto& a : argv) args.push_back(a.data());
+        args.push_back(nullptr);
+        ::execvp(args[0], args.data());
+        ::_exit(127);
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+void commit_file(const Run& run, const std::string& file) {
+    {
+        std::ofstream out(file, std::ios::app);
+        out << run.ticket << " " << run.phase << " run " << run.number << "\n";
+        if (!out) throw Failure{"writing " + file + ": " + errno_text()};
+    }
+    if (!run_quietly({"git", "add", "--", file}) ||
+        !run_quietly({"git",
+                      "-c",
+                      "user.name=fake-agent",
+                      "-c",
+                      "user.email=fake-agent@example.test",
+                      "commit",
+                      "-q",
+                      "-m",
+                      run.ticket + ": " + file + " (run " + std::to_string(run.number) + ")"}))
+        throw Failure{"git add/commit of " + file + " failed"};
+}
+
 void flood(long long mib) {
     std::string chunk;
     const std::string line = "flood " + std::string(57, 'x') + "\n";  // 64 bytes
@@ -329,6 +374,9 @@ std::optional<int> carry_out(const Action& action,
             break;
         case Action::Kind::stdout_text:
             print(action.text + "\n");
+            break;
+        case Action::Kind::commit:
+            commit_file(run, action.text);
             break;
     }
     return std::nullopt;

@@ -84,9 +84,10 @@ TEST_CASE("script: small forms") {
 }
 
 TEST_CASE("script: malformed lines name the token and the reason") {
-    CHECK(error_of("signal=COMPLETE bogus") ==
-          "\"bogus\": unknown action (expected artifact=, signal=, question=, exit=, sleep=, "
-          "hang, grandchild, flood=, no-stdin, cost=, session=, garbage, stderr=, stdout=)");
+    CHECK(
+        error_of("signal=COMPLETE bogus") ==
+        "\"bogus\": unknown action (expected artifact=, signal=, question=, exit=, sleep=, "
+        "hang, grandchild, commit=, flood=, no-stdin, cost=, session=, garbage, stderr=, stdout=)");
     CHECK(error_of("artifact=done") ==
           "\"artifact=done\": expected artifact=complete, "
           "in-progress or none");
@@ -106,6 +107,10 @@ TEST_CASE("script: malformed lines name the token and the reason") {
     CHECK(error_of("grandchild=2") ==
           "\"grandchild=2\": expected grandchild, grandchild=closed or grandchild=setsid");
     CHECK(error_of("garbage=1") == "\"garbage=1\": takes no value");
+    CHECK(error_of("commit=../x") ==
+          "\"commit=../x\": expected a file inside the working directory");
+    CHECK(parse_line("commit=src/a.txt").actions ==
+          std::vector<Action>{action(Action::Kind::commit, "src/a.txt")});
     CHECK(error_of("no-stdin=yes") == "\"no-stdin=yes\": takes no value");
     CHECK(error_of("question=") == "\"question=\": the question is empty");
     CHECK(error_of("exit=0 signal=COMPLETE") ==

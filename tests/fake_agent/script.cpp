@@ -46,6 +46,7 @@ bool is_json_safe(std::string_view text) {
 
 constexpr std::string_view unknown_action =
     "unknown action (expected artifact=, signal=, question=, exit=, sleep=, hang, grandchild, "
+    "commit=, "
     "flood=, no-stdin, cost=, session=, garbage, stderr=, stdout=)";
 
 constexpr long long max_sleep_ms = 24LL * 3600 * 1000;
@@ -140,7 +141,7 @@ ParsedLine parse_line(std::string_view line) {
             const bool takes_value = key == "artifact" || key == "signal" || key == "question" ||
                                      key == "exit" || key == "sleep" || key == "flood" ||
                                      key == "cost" || key == "session" || key == "stderr" ||
-                                     key == "stdout";
+                                     key == "stdout" || key == "commit";
             return fail(
                 token,
                 takes_value ? "needs a value: " + key + "=..." : std::string{unknown_action});
@@ -186,6 +187,10 @@ ParsedLine parse_line(std::string_view line) {
                             "control characters");
             }
             action.kind = Action::Kind::session;
+        } else if (key == "commit") {
+            if (value.front() == '/' || value.find("..") != std::string::npos)
+                return fail(token, "expected a file inside the working directory");
+            action.kind = Action::Kind::commit;
         } else if (key == "stderr" || key == "stdout") {
             action.kind = key == "stderr" ? Action::Kind::stderr_text : Action::Kind::stdout_text;
         } else {

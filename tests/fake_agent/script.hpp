@@ -28,6 +28,7 @@ struct Action {
         garbage,      ///< invalid UTF-8 and binary bytes on stdout
         stderr_text,  ///< text: one line on stderr
         stdout_text,  ///< text: one line on stdout
+        commit,       ///< text: a file (relative to the working directory) written and committed
     };
     Kind kind = Kind::artifact;
     std::string text;
