@@ -90,7 +90,8 @@ std::vector<Step> workflow(const std::string& id,
             RunFinished one = finished(first, 60'000, 0.12, "s1", std::nullopt, "");
             steps.push_back({system, one});
             const std::string second = run_id();
-            steps.push_back({system, RunStarted{second, phase, 1, 2, policy.run_policy(phase), {}}});
+            steps.push_back(
+                {system, RunStarted{second, phase, 1, 2, policy.run_policy(phase), {}}});
             ArtifactRecorded done{kind, path, ArtifactStatus::complete, "done", "", {}};
             steps.push_back({agent(phase), done});
             steps.push_back(

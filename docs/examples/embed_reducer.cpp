@@ -13,10 +13,11 @@ int main() {
     RunFinished finished;
     finished.run = "r1";
     finished.signal = Signal::approval_needed;  // what the agent printed, parsed
-    const Event log[] = {{1, 1, "e1", 1'000, ana, created},
-                         {1, 2, "e2", 2'000, daemon, RunStarted{"r1", Status::research, 1, 1, {}, {}}},
-                         {1, 3, "e3", 3'000, daemon, finished},
-                         {1, 4, "e4", 4'000, ana, VerdictGiven{Verdict::approved, "3 retries"}}};
+    const Event log[] = {
+        {1, 1, "e1", 1'000, ana, created},
+        {1, 2, "e2", 2'000, daemon, RunStarted{"r1", Status::research, 1, 1, {}, {}}},
+        {1, 3, "e3", 3'000, daemon, finished},
+        {1, 4, "e4", 4'000, ana, VerdictGiven{Verdict::approved, "3 retries"}}};
     const Folded folded = fold(log);
     if (folded.failure) return std::puts(folded.failure->second.message.c_str()), 1;
     const Ticket& ticket = folded.ticket;

@@ -99,7 +99,8 @@ public:
                       std::optional<ArtifactRecorded> artifact = std::nullopt) {
         const std::string id = "r" + std::to_string(ticket_.runs_total + 1);
         must(
-            RunStarted{id, phase, ticket_.phase_attempts + 1, ticket_.phase_iterations + 1, policy, {}},
+            RunStarted{
+                id, phase, ticket_.phase_attempts + 1, ticket_.phase_iterations + 1, policy, {}},
             system_actor());
         if (artifact) must(*artifact, agent(phase));
         outcome.run = id;
