@@ -95,6 +95,12 @@ Result<fs::path> init_board(const fs::path& dir, const std::string& prefix) {
             "# Per-machine caches and locks of the board tools, rebuilt from the logs.\n"
             ".index\n.last-id\n.lock\n.daemon.lock\n.creating/\n*.tmp\n*.tmp-*\n",
             Durability::unsynced);
+    // `.board/` holds the HTTP token, the query socket and worktrees: never for git.
+    if (const auto private_dir = private_folder(dir);
+        private_dir && !fs::exists(private_dir.value() / ".gitignore", ec))
+        (void)write_file_atomically(private_dir.value() / ".gitignore",
+                                    "# The board's private folder (token, socket, worktrees).\n*\n",
+                                    Durability::unsynced);
     return dir;
 }
 

@@ -72,7 +72,10 @@ public:
         , poll_timer_(io_)
         , signals_(io_, SIGINT, SIGTERM)
         , tickets_dir_(tickets_dir(options.board_root))
-        , notifier_(config.notify, options.board_root)
+        , notifier_(
+              config.notify,
+              options.board_root,
+              [this](const std::string& problem) { reporter_.problem("board-daemon: " + problem); })
         , watcher_(io_, tickets_dir_, [this] { wake(); })
         , known_(
               tickets_dir_,
@@ -576,6 +579,16 @@ private:
                                       watching ? ", watching for changes" : ""));
         announce_agents(
             agents_, sandbox_ok_ ? std::string{} : sandbox_problem_, config_, reporter_);
+        if (!config_.notify.command.empty()) {
+            // A notify command that is not there would fail on the first news: say so now.
+            LaunchSpec notify;
+            notify.argv = config_.notify.command;
+            notify.cwd = options_.board_root;
+            std::string problem;
+            if (!find_program(notify, problem))
+                reporter_.problem("board-daemon: notify: " + problem +
+                                  ": no one will be notified (notify.command in board.yaml)");
+        }
         for (;;) {
             if (options_.run_for && Clock::now() - started >= *options_.run_for && !stopping_) {
                 stopping_ = true;
@@ -622,6 +635,14 @@ private:
             }
             wake_pending_ = false;
         }
+        if (notifier_.failed() > 0 || notifier_.dropped() > 0)
+            reporter_.problem(fmt::format(
+                "board-daemon: notify: {} command(s) started, {} failed, {} notification(s) "
+                "dropped; the last problem: {}",
+                notifier_.started(),
+                notifier_.failed(),
+                notifier_.dropped(),
+                notifier_.last_error()));
         finished_ = true;
         if (http_) http_->stop();
         watcher_.stop();

@@ -129,9 +129,19 @@ std::vector<Notification> notifications_for(const Ticket& before, const Ticket& 
     return out;
 }
 
-Notifier::Notifier(NotifyConfig config, std::filesystem::path board)
+Notifier::Notifier(NotifyConfig config,
+                   std::filesystem::path board,
+                   std::function<void(const std::string&)> report)
     : config_(std::move(config))
-    , board_(std::move(board)) {}
+    , board_(std::move(board))
+    , report_(std::move(report)) {}
+
+void Notifier::fail(std::string message) {
+    ++failed_;
+    if (report_ && reported_.insert(message).second)
+        report_(message + " (reported once; later ones are counted)");
+    last_error_ = std::move(message);
+}
 
 Notifier::~Notifier() {
     for (auto& child : running_) {
@@ -156,6 +166,10 @@ void Notifier::notify(const Notification& notification) {
         last_error_ = "notify: " + std::to_string(running_.size()) +
                       " commands still running; dropped the notification for " +
                       notification.ticket;
+        if (report_ && reported_.insert("dropped").second)
+            report_("notify: " + std::to_string(running_.size()) +
+                    " commands still running (notify.max_parallel): a notification was dropped "
+                    "(reported once; later ones are counted)");
         return;
     }
 
@@ -174,8 +188,7 @@ void Notifier::notify(const Notification& notification) {
 
     int pipe_fds[2];
     if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
-        ++failed_;
-        last_error_ = std::string{"notify: pipe: "} + std::strerror(errno);
+        fail(std::string{"notify: pipe: "} + std::strerror(errno));
         return;
     }
     posix_spawn_file_actions_t actions;
@@ -203,8 +216,7 @@ void Notifier::notify(const Notification& notification) {
     if (rc != 0) {
         ::close(pipe_fds[0]);
         ::close(pipe_fds[1]);
-        ++failed_;
-        last_error_ = "notify: cannot run " + config_.command.front() + ": " + std::strerror(rc);
+        fail("notify: cannot run `" + config_.command.front() + "`: " + std::strerror(rc));
         return;
     }
     // The JSON fits the pipe's buffer (64 KiB; texts are clipped), so this write does not
@@ -232,13 +244,18 @@ void Notifier::reap(std::chrono::steady_clock::time_point now) {
         const pid_t done = ::waitpid(it->pid, &status, WNOHANG);
         if (done == it->pid || (done < 0 && errno == ECHILD)) {
             note_waited(it->pid);
-            const bool ok = done == it->pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-            if (!ok) {
-                ++failed_;
-                last_error_ = it->killed ? "notify: the command ran longer than " +
-                                               std::to_string(config_.timeout.count()) +
-                                               " ms and was killed"
-                                         : "notify: the command failed";
+            const std::string command = "notify: `" + config_.command.front() + "`";
+            if (done != it->pid) {
+                fail(command + " could not be waited for");
+            } else if (it->killed) {
+                fail(command + " ran longer than its " + std::to_string(config_.timeout.count()) +
+                     " ms (notify.timeout) and was killed");
+            } else if (WIFSIGNALED(status)) {
+                fail(command + " was killed by signal " + std::to_string(WTERMSIG(status)));
+            } else if (WEXITSTATUS(status) == 127) {
+                fail(command + " exited 127: a program it runs was not found");
+            } else if (WEXITSTATUS(status) != 0) {
+                fail(command + " exited " + std::to_string(WEXITSTATUS(status)));
             }
             it = running_.erase(it);
             continue;

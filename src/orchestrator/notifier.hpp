@@ -18,6 +18,8 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
+#include <set>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -55,8 +57,12 @@ std::vector<Notification> notifications_for(const Ticket& before, const Ticket& 
 
 class Notifier {
 public:
-    /// `board` becomes the command's working folder and `BOARD_DIR`.
-    Notifier(NotifyConfig config, std::filesystem::path board);
+    /// `board` becomes the command's working folder and `BOARD_DIR`. `report` hears each
+    /// kind of failure once (the command missing, an exit status, a timeout, dropped
+    /// notifications), in a line for the daemon's output; later ones are only counted.
+    Notifier(NotifyConfig config,
+             std::filesystem::path board,
+             std::function<void(const std::string&)> report = {});
     /// Kills what still runs (the whole group) and reaps it.
     ~Notifier();
     Notifier(const Notifier&) = delete;
@@ -94,8 +100,13 @@ private:
         bool killed = false;
     };
 
+    /// Counts a failure and reports it, unless one like it was reported already.
+    void fail(std::string message);
+
     NotifyConfig config_;
     std::filesystem::path board_;
+    std::function<void(const std::string&)> report_;
+    std::set<std::string> reported_;
     std::vector<Child> running_;
     std::size_t started_ = 0;
     std::size_t dropped_ = 0;

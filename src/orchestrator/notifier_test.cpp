@@ -168,3 +168,34 @@ TEST_CASE("a command that cannot start is counted, not thrown - none configured 
     off.notify_changes(ticket(), ticket(Awaiting::approval));
     CHECK(off.started() == 0);
 }
+
+TEST_CASE("each kind of failure is reported once, in words a person can act on", "[notifier]") {
+    TempDir tmp;
+    std::vector<std::string> reported;
+    const auto report = [&](const std::string& line) { reported.push_back(line); };
+
+    SECTION("a command that is not installed") {
+        NotifyConfig config;
+        config.command = {"board-no-such-notify-send"};
+        Notifier notifier(config, tmp.path(), report);
+        for (int i = 0; i < 3; ++i) notifier.notify_changes(ticket(), ticket(Awaiting::approval));
+        wait_idle(notifier);
+        CHECK(notifier.failed() == 3);
+        REQUIRE(reported.size() == 1);
+        CHECK(reported[0] ==
+              "notify: cannot run `board-no-such-notify-send`: No such file or directory "
+              "(reported once; later ones are counted)");
+    }
+    SECTION("a command that fails, then one that fails otherwise") {
+        NotifyConfig config;
+        config.command = {"sh", "-c", "read line; exit 3"};
+        Notifier notifier(config, tmp.path(), report);
+        for (int i = 0; i < 2; ++i) {
+            notifier.notify_changes(ticket(), ticket(Awaiting::approval));
+            wait_idle(notifier);
+        }
+        CHECK(notifier.failed() == 2);
+        CHECK(reported == std::vector<std::string>{
+                              "notify: `sh` exited 3 (reported once; later ones are counted)"});
+    }
+}

@@ -598,6 +598,9 @@ TEST_CASE("init --json says where the board is and its prefix", "[e2e][init]") {
     CHECK(json.at("board").as_string() == dir.string());
     CHECK(json.at("prefix").as_string() == "Q");
     CHECK(fs::exists(dir / "board.yaml"));
+    // The private folder is made owner-only and kept out of git from the start.
+    CHECK((fs::status(dir / ".board").permissions() & fs::perms::all) == fs::perms::owner_all);
+    CHECK(slurp(dir / ".board" / ".gitignore").find("\n*\n") != std::string::npos);
 }
 
 TEST_CASE("fork copies the first SEQ events and leaves the original alone", "[e2e][fork]") {

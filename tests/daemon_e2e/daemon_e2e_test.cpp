@@ -809,6 +809,24 @@ TEST_CASE("ship: pr pushes the branch and records the address the command printe
     fs::remove_all(scratch);
 }
 
+TEST_CASE("a notify command that is not installed is reported at start and at the end") {
+    BoardOptions o;
+    o.gates = "{ research: none, planning: approval }";
+    o.extra = "notify: { command: [board-no-such-notify-send, board] }\n";
+    TestBoard board("notify-missing", o);
+    const std::string id = board.create("needs a person");
+    Child daemon = board.start_daemon();
+    CHECK(daemon.wait(60s) == 0);
+    CHECK(board.ticket(id).awaiting == Awaiting::approval);  // news that reached no one
+    const std::string out = daemon.stdout_text() + daemon.stderr_text();
+    INFO(out);
+    CHECK(out.find("notify: `board-no-such-notify-send` was not found on PATH: no one will be "
+                   "notified") != std::string::npos);
+    CHECK(out.find("notify: cannot run `board-no-such-notify-send`: No such file or directory "
+                   "(reported once") != std::string::npos);
+    CHECK(out.find("1 failed") != std::string::npos);
+}
+
 TEST_CASE("with --http, the live events carry the daemon's and the CLI's appends") {
     TestBoard board("http");
     Child daemon = board.start_daemon({"--http", "127.0.0.1:0", "--timeout", "60s"});
