@@ -155,6 +155,29 @@ struct TicketView {
     std::vector<std::string> warnings;
 };
 
+/// What a ticket awaiting a person asks of them (the inbox, `next --awaiting`, `show`, the
+/// notify payload): the kind, who asked and in what words, the questions to answer or the
+/// artifact to judge, since when, and what to type.
+struct HumanRequest {
+    Awaiting kind = Awaiting::work;
+    Handoff handoff = Handoff::signal;
+    std::string asked_by;  ///< `agent:planning`, `system`; empty when a person set it
+    /// The asker's last note since the phase began: a signal's context, an escalation's
+    /// reason with the last error, a failed shipping. Empty when they said nothing.
+    std::string words;
+    std::vector<Question> questions;    ///< pending questions awaiting an answer
+    std::optional<Artifact> artifact;   ///< what to judge: the phase's own artifact
+    UnixMillis since = 0;               ///< the ticket's last change
+    std::vector<std::string> commands;  ///< what to type, e.g. `board answer PROJ-3.q1 VALUE`
+};
+
+/// The request of a ticket that awaits a person; nullopt when it does not.
+std::optional<HumanRequest> request_of(const Ticket& ticket);
+
+/// The request as one JSON object (`kind`, `handoff`, `asked_by`, `words`, `questions` with
+/// their options, `artifact`, `since`, `commands`).
+std::string request_json(const HumanRequest& request);
+
 /// A ticket's log as read: the events before any fault, the fault, what was recovered.
 struct History {
     std::vector<Event> events;

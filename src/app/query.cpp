@@ -140,7 +140,15 @@ QueryAnswer answer_query(Board& board, const BoardQuery& query) {
                                            : "next: nothing for the agent now";
             return out;
         }
-        out.output = encode_ticket(*next.value().ticket) + "\n";
+        if (!query.next.human) {
+            out.output = encode_ticket(*next.value().ticket) + "\n";
+            return out;
+        }
+        // The human side: what the ticket asks of them, beside the ticket.
+        auto json = ticket_to_json(*next.value().ticket);
+        if (const auto request = request_of(*next.value().ticket))
+            json["request"] = boost::json::parse(request_json(*request));
+        out.output = boost::json::serialize(json) + "\n";
         return out;
     }
     auto picked = query.kind == BoardQuery::Kind::list ? board.list(query.list)

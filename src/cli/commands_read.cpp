@@ -7,12 +7,14 @@
 #include "cli/render.hpp"
 
 #include <board/codec.hpp>
+#include <board/event_log.hpp>
 #include <board/reduce.hpp>
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -43,19 +45,46 @@ std::variant<std::vector<Awaiting>, int> awaiting_types(const std::string& text,
                             text));
 }
 
-/// The commands a person would type next for a ticket that awaits them.
-std::string hint_for(const Ticket& t) {
-    if (!t.awaiting) return {};
-    if (t.handoff == Handoff::question) {
-        for (const auto& q : t.questions)
-            if (q.status == QuestionStatus::pending)
-                return fmt::format("  → board answer {}.{} VALUE\n", t.id, q.id);
+/// How long ago `since` was, roughly: `40s`, `12m`, `3h 5m`, `2d 4h`.
+std::string waited(UnixMillis since) {
+    const auto seconds = std::max<UnixMillis>(0, (wall_clock_now() - since) / 1000);
+    if (seconds < 60) return fmt::format("{}s", seconds);
+    if (seconds < 3600) return fmt::format("{}m", seconds / 60);
+    if (seconds < 86400) return fmt::format("{}h {}m", seconds / 3600, seconds % 3600 / 60);
+    return fmt::format("{}d {}h", seconds / 86400, seconds % 86400 / 3600);
+}
+
+/// What a ticket that awaits a person asks of them, indented under its heading: who asked,
+/// their words, the questions with their choices, the artifact to judge, what to type.
+std::string request_text(const Ticket& t) {
+    const auto request = app::request_of(t);
+    if (!request) return {};
+    std::string out =
+        fmt::format("  awaiting {} for {}", to_string(request->kind), waited(request->since));
+    if (!request->asked_by.empty()) out += fmt::format(" · asked by {}", request->asked_by);
+    out += "\n";
+    if (!request->words.empty())
+        out += fmt::format("  │ {}\n", printable_block(request->words, "  │ "));
+    for (const auto& q : request->questions) {
+        out += fmt::format("  ? {}.{} ({}): {}\n",
+                           t.id,
+                           q.id,
+                           to_string(q.kind),
+                           printable_block(q.question, "    "));
+        for (const auto& option : q.options)
+            out += fmt::format(
+                "      {} = {}{}\n",
+                printable(option.id),
+                printable(option.label.empty() ? option.value : option.label),
+                q.default_response && *q.default_response == option.id ? "  (the default)" : "");
     }
-    if (*t.awaiting == Awaiting::input)
-        return fmt::format(
-            "  → board approve {} \"the answer\"   or   board reject {} \"why not\"\n", t.id, t.id);
-    return fmt::format(
-        "  → board approve {} [NOTE]   or   board reject {} \"feedback\"\n", t.id, t.id);
+    if (request->artifact)
+        out += fmt::format("  {} ({}): {}\n",
+                           request->artifact->path,
+                           to_string(request->artifact->status),
+                           printable(request->artifact->summary));
+    for (const auto& command : request->commands) out += fmt::format("  → {}\n", command);
+    return out;
 }
 
 /// A `--json` board-wide query: answered by the board's daemon when one runs (it watches every
@@ -87,6 +116,7 @@ std::string show_text(const app::TicketView& view) {
     std::string out = fmt::format("{}  {}\n", t.id, printable(t.title));
     out += fmt::format("  {}\n",
                        view.done_by_children ? "done (every child is done)" : describe_state(t));
+    out += request_text(t);
     if (view.epic)
         out +=
             fmt::format("  epic: {} of {} children done\n", view.epic->done, view.epic->children);
@@ -368,7 +398,7 @@ Run declare_next(CLI::App& sub) {
                                  ticket->priority);
         if (!ticket->description.empty())
             std::cout << fmt::format("  {}\n", printable_block(ticket->description, "  "));
-        std::cout << hint_for(*ticket);
+        std::cout << request_text(*ticket);
         warn_all(next.value().warnings);
         return 0;
     };

@@ -2,6 +2,8 @@
 
 #include "orchestrator/strays.hpp"
 
+#include <board/app.hpp>
+
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -44,6 +46,10 @@ bool is_ours(std::string_view entry) {
                                   "BOARD_QUESTION_ID=",
                                   "BOARD_QUESTION=",
                                   "BOARD_RESPONSE_TYPE=",
+                                  "BOARD_OPTIONS=",
+                                  "BOARD_REQUEST=",
+                                  "BOARD_ASKED_BY=",
+                                  "BOARD_URL=",
                                   "BOARD_DIR="}) {
         if (entry.substr(0, name.size()) == name) return true;
     }
@@ -60,6 +66,10 @@ Notification base(const Ticket& t, Notification::Reason reason) {
         n.awaiting = std::string{to_string(*t.awaiting)};
         n.handoff = std::string{to_string(t.handoff)};
     }
+    if (const auto request = app::request_of(t)) {
+        n.request = clipped(request->words);
+        n.asked_by = request->asked_by;
+    }
     return n;
 }
 
@@ -75,11 +85,17 @@ std::vector<std::string> Notification::environment() const {
                                  "BOARD_TITLE=" + title,
                                  "BOARD_STATUS=" + status,
                                  "BOARD_AWAITING=" + awaiting,
-                                 "BOARD_HANDOFF=" + handoff};
+                                 "BOARD_HANDOFF=" + handoff,
+                                 "BOARD_REQUEST=" + request,
+                                 "BOARD_ASKED_BY=" + asked_by,
+                                 "BOARD_URL=" + url};
     if (reason == Reason::question) {
         env.push_back("BOARD_QUESTION_ID=" + question_id);
         env.push_back("BOARD_QUESTION=" + question);
         env.push_back("BOARD_RESPONSE_TYPE=" + response_type);
+        std::string lines;
+        for (const auto& [id, label] : options) lines += id + "=" + label + "\n";
+        env.push_back("BOARD_OPTIONS=" + lines);
     }
     return env;
 }
@@ -93,11 +109,17 @@ std::string Notification::json() const {
                             {"handoff", nullptr}};
     if (!awaiting.empty()) out["awaiting"] = awaiting;
     if (!handoff.empty()) out["handoff"] = handoff;
+    out["request"] = request;
+    out["asked_by"] = asked_by;
+    out["url"] = url.empty() ? boost::json::value(nullptr) : boost::json::value(url);
     if (reason == Reason::question) {
         out["question_id"] = question_id;
         out["question"] = question;
         out["response_type"] = response_type;
-        out["options"] = boost::json::value_from(options);
+        boost::json::array choices;
+        for (const auto& [id, label] : options)
+            choices.push_back(boost::json::object{{"id", id}, {"label", label}});
+        out["options"] = std::move(choices);
     }
     return boost::json::serialize(out) + "\n";
 }
@@ -117,7 +139,8 @@ std::vector<Notification> notifications_for(const Ticket& before, const Ticket& 
         n.question_id = after.id + "." + q.id;
         n.question = clipped(q.question);
         n.response_type = std::string{to_string(q.response_type)};
-        for (const auto& o : q.options) n.options.push_back(o.id);
+        for (const auto& o : q.options)
+            n.options.emplace_back(o.id, o.label.empty() ? o.id : o.label);
         out.push_back(std::move(n));
         asked = true;
     }
@@ -155,7 +178,10 @@ Notifier::~Notifier() {
 
 void Notifier::notify_changes(const Ticket& before, const Ticket& after) {
     if (config_.command.empty()) return;
-    for (const auto& n : notifications_for(before, after)) notify(n);
+    for (auto& n : notifications_for(before, after)) {
+        if (!page_.empty()) n.url = page_ + "#/ticket/" + n.ticket;
+        notify(n);
+    }
 }
 
 void Notifier::notify(const Notification& notification) {

@@ -22,6 +22,7 @@
 #include <set>
 #include <string>
 #include <sys/types.h>
+#include <utility>
 #include <vector>
 
 namespace board::orchestrator {
@@ -35,14 +36,21 @@ struct Notification {
     std::string status;
     std::string awaiting;  ///< the awaiting type after the change (may be empty for a question)
     std::string handoff;
-    std::string question_id;           ///< `PROJ-12.q1`, for a question
-    std::string question;              ///< its text
-    std::string response_type;         ///< text, choice, boolean, approval
-    std::vector<std::string> options;  ///< a choice's option ids
+    std::string question_id;    ///< `PROJ-12.q1`, for a question
+    std::string question;       ///< its text
+    std::string response_type;  ///< text, choice, boolean, approval
+    /// A choice's options, `id` and `label` (the id again when it has none).
+    std::vector<std::pair<std::string, std::string>> options;
+    /// What the ticket asks: its asker's words (a signal's context, an escalation's reason),
+    /// clipped; and who asked.
+    std::string request;
+    std::string asked_by;
+    std::string url;  ///< the ticket on the board's page, when the daemon serves one
 
     /// `BOARD_REASON=awaiting|question`, `BOARD_TICKET`, `BOARD_TITLE`, `BOARD_STATUS`,
-    /// `BOARD_AWAITING`, `BOARD_HANDOFF`, and for a question `BOARD_QUESTION_ID`,
-    /// `BOARD_QUESTION`, `BOARD_RESPONSE_TYPE`: `NAME=value` strings.
+    /// `BOARD_AWAITING`, `BOARD_HANDOFF`, `BOARD_REQUEST`, `BOARD_ASKED_BY`, `BOARD_URL`
+    /// (empty without a page), and for a question `BOARD_QUESTION_ID`, `BOARD_QUESTION`,
+    /// `BOARD_RESPONSE_TYPE`, `BOARD_OPTIONS` (`id=label` lines): `NAME=value` strings.
     std::vector<std::string> environment() const;
     /// The same as one JSON object (one line, with a trailing newline).
     std::string json() const;
@@ -90,6 +98,9 @@ public:
 
     std::size_t failed() const { return failed_; }  ///< could not spawn, non-zero exit, killed
 
+    /// The board's page (`http://127.0.0.1:8080/`, no token): notifications link their ticket.
+    void set_page(std::string base_url) { page_ = std::move(base_url); }
+
     /// The last spawn error or failure, for a warning line (empty if none).
     const std::string& last_error() const { return last_error_; }
 
@@ -106,6 +117,7 @@ private:
     NotifyConfig config_;
     std::filesystem::path board_;
     std::function<void(const std::string&)> report_;
+    std::string page_;
     std::set<std::string> reported_;
     std::vector<Child> running_;
     std::size_t started_ = 0;

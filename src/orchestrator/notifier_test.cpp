@@ -86,7 +86,9 @@ TEST_CASE("each newly asked question is announced - its handoff is not announced
     CHECK(got[0].reason == Notification::Reason::question);
     CHECK(got[0].question_id == "PROJ-7.q1");
     CHECK(got[0].response_type == "choice");
-    CHECK(got[0].options == std::vector<std::string>{"a", "b"});
+    const std::vector<std::pair<std::string, std::string>> labelled{{"a", "SQLite"},
+                                                                    {"b", "Postgres"}};
+    CHECK(got[0].options == labelled);
     CHECK(notifications_for(after, after).empty());
 
     // A non-blocking question leaves the ticket with the agent: announced as a question.
@@ -130,6 +132,47 @@ TEST_CASE("the command gets the details in its environment and as JSON on stdin"
     CHECK(json.at("question") == "SQLite or Postgres?");
     CHECK(json.at("options").as_array().size() == 2);
     CHECK(slurp(tmp.path() / "cwd.txt") == fs::canonical(tmp.path()).string() + "\n");
+}
+
+TEST_CASE("the payload says what is asked, by whom, with option labels and a link to the page",
+          "[notifier]") {
+    TempDir tmp;
+    NotifyConfig config;
+    config.command = {"/bin/sh",
+                      "-c",
+                      "env | grep '^BOARD_' > env.txt; printf '%s' \"$BOARD_OPTIONS\" > "
+                      "options.txt; cat > stdin.json"};
+    Notifier notifier(config, tmp.path());
+    notifier.set_page("http://127.0.0.1:8080/");
+
+    SECTION("an escalation: the board's reason") {
+        Ticket after = ticket(Awaiting::escalation);
+        after.handoff = Handoff::system;
+        after.notes.push_back(Note{ActorKind::system, "", "research run 0003 failed: exit 2", 10});
+        notifier.notify_changes(ticket(), after);
+        wait_idle(notifier);
+        const auto env = slurp(tmp.path() / "env.txt");
+        CHECK(env.find("BOARD_REQUEST=research run 0003 failed: exit 2\n") != std::string::npos);
+        CHECK(env.find("BOARD_ASKED_BY=system\n") != std::string::npos);
+        CHECK(env.find("BOARD_URL=http://127.0.0.1:8080/#/ticket/PROJ-7\n") != std::string::npos);
+        const auto json = boost::json::parse(slurp(tmp.path() / "stdin.json"));
+        CHECK(json.at("request") == "research run 0003 failed: exit 2");
+        CHECK(json.at("url") == "http://127.0.0.1:8080/#/ticket/PROJ-7");
+    }
+    SECTION("a question: its options with their labels") {
+        Ticket after = ticket(Awaiting::input);
+        after.handoff = Handoff::question;
+        after.questions.push_back(question("q1"));
+        notifier.notify_changes(ticket(), after);
+        wait_idle(notifier);
+        const auto env = slurp(tmp.path() / "env.txt");
+        CHECK(slurp(tmp.path() / "options.txt") == "a=SQLite\nb=Postgres\n");
+        const auto json = boost::json::parse(slurp(tmp.path() / "stdin.json"));
+        const auto& options = json.at("options").as_array();
+        REQUIRE(options.size() == 2);
+        CHECK(options[0].at("id") == "a");
+        CHECK(options[0].at("label") == "SQLite");
+    }
 }
 
 TEST_CASE("notifying never waits: bounded in flight, killed after the timeout", "[notifier]") {

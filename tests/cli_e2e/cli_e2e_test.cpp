@@ -589,6 +589,51 @@ TEST_CASE("list, next and ready: shapes, order and the human side", "[e2e][queri
     CHECK(b.board({"list", "--status", "done", "--json"}).out.find(urgent) != std::string::npos);
 }
 
+TEST_CASE("what a ticket asks of a person is in next --awaiting, show and the JSON",
+          "[e2e][request]") {
+    TempBoard b;
+    SECTION("an agent that needs input: its words and what to type") {
+        const std::string id = b.ticket_in(Status::research);
+        b.agent_run(id, Status::research, Signal::input_needed, "Which region: eu or us?");
+        const auto next = b.board({"next", "--awaiting"});
+        REQUIRE(next.exit_code == 0);
+        CHECK_THAT(next.out, Catch::Contains("  awaiting input for "));
+        CHECK_THAT(next.out, Catch::Contains(" · asked by agent:research\n"));
+        CHECK_THAT(next.out, Catch::Contains("  │ Which region: eu or us?\n"));
+        CHECK_THAT(next.out, Catch::Contains("  → board approve " + id + " \"the answer\"\n"));
+        CHECK_THAT(b.board({"show", id}).out, Catch::Contains("  │ Which region: eu or us?\n"));
+
+        const auto json = boost::json::parse(b.board({"next", "--awaiting", "--json"}).out);
+        const auto& request = json.at("request").as_object();
+        CHECK(request.at("kind") == "input");
+        CHECK(request.at("words") == "Which region: eu or us?");
+        CHECK(request.at("asked_by") == "agent:research");
+    }
+    SECTION("a question: its text, its choices with their labels, the answer command") {
+        const std::string id = b.ticket_in(Status::research);
+        const Actor system{ActorKind::system, {}};
+        const Actor agent{ActorKind::agent, "research"};
+        b.append(id, system, {RunStarted{"r9", Status::research, 1, 1, {}, {}}});
+        QuestionAsked asked;
+        asked.question_id = "q1";
+        asked.question = "Which database?";
+        asked.response_type = ResponseType::choice;
+        asked.options = {{"pg", "PostgreSQL", "postgres", ""}, {"lite", "SQLite", "sqlite", ""}};
+        b.append(id, agent, {asked});
+        RunFinished finished;
+        finished.run = "r9";
+        finished.signal = Signal::input_needed;
+        b.append(id, system, {finished});
+        const auto next = b.board({"next", "--awaiting"});
+        CHECK_THAT(next.out, Catch::Contains("  ? " + id + ".q1 (blocking): Which database?\n"));
+        CHECK_THAT(next.out, Catch::Contains("      pg = PostgreSQL\n"));
+        CHECK_THAT(next.out, Catch::Contains("  → board answer " + id + ".q1 VALUE\n"));
+        const auto json = boost::json::parse(b.board({"next", "--awaiting", "--json"}).out);
+        const auto& options = json.at("request").at("questions").at(0).at("options").as_array();
+        CHECK(options.at(1).at("label") == "SQLite");
+    }
+}
+
 TEST_CASE("init --json says where the board is and its prefix", "[e2e][init]") {
     TempBoard b;
     const fs::path dir = b.root() / "second";
