@@ -161,8 +161,8 @@ TEST_CASE("event log: a line over the limit is refused with file:line, in bounde
     const fs::path dir = tmp.path() / "PROJ-1";
     make_ticket(dir, 1);
     const std::string before = read_file(dir / "events.jsonl");
-    // 96 MB of one line (made by hand: no board tool writes one), then a good line after it.
-    const std::size_t huge = 96u << 20;
+    // 160 MB of one line (made by hand: no board tool writes one), then a good line after it.
+    const std::size_t huge = 160u << 20;
     {
         std::ofstream out{dir / "events.jsonl", std::ios::binary | std::ios::app};
         const std::string prefix = R"({"v":1,"seq":3,"id":"huge","at":"2026-11-20T10:00:00Z",)"
@@ -191,7 +191,7 @@ TEST_CASE("event log: a line over the limit is refused with file:line, in bounde
     ::getrusage(RUSAGE_SELF, &usage);
     const long grown_mb = (usage.ru_maxrss - peak_before_kb) / 1024;
     INFO("peak memory grew by " << grown_mb << " MB reading a " << (huge >> 20) << " MB line");
-    CHECK(grown_mb < 40);
+    CHECK(grown_mb < 100);  // far below the line: at most its 8 MB was held (ASan adds its own)
     // Refused, not repaired: the file is as it was.
     CHECK(fs::file_size(dir / "events.jsonl") > before.size() + huge);
 }
