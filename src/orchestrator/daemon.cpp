@@ -228,6 +228,10 @@ private:
             live_->ticket_is(*after);
         else
             live_->ticket_changed(id);
+        // A cancelled ticket's worktree (found at start too, when it was cancelled meanwhile).
+        if (after && after->status == Status::done && after->resolution == Resolution::wont_do &&
+            !after->branch.empty())
+            clean_up_cancelled(*after);
         // Likewise the tickets that owe their shipping.
         if (after && after->status == Status::done && after->ship_owed) {
             owed_ships_.insert(id);
@@ -566,9 +570,33 @@ private:
         // Against the ticket as it was: a person who reopened it meanwhile wins.
         const auto recorded = co_await commit_on_disk(id, std::move(record), seq);
         if (!recorded || !std::holds_alternative<Shipped>(outcome)) co_return;
-        const ShipMethod how = std::get<Shipped>(outcome).how;
-        const auto problems = co_await clean_up_after_shipping(io_.get_executor(), request, how);
+        const bool merged = std::get<Shipped>(outcome).how == ShipMethod::merge;
+        const auto problems = co_await clean_up_worktree(io_.get_executor(), request, merged);
         for (const auto& problem : problems) reporter_.message(fmt::format("{}: {}", id, problem));
+    }
+
+    /// A cancelled ticket: its worktree goes, its branch (the work) stays.
+    void clean_up_cancelled(const Ticket& ticket) {
+        if (!config_.ship.cleanup || shipping_.count(ticket.id) != 0) return;
+        std::error_code ec;
+        if (!fs::exists(options_.board_root / ".board" / "worktrees" / ticket.id, ec)) return;
+        ShipRequest request;
+        request.id = ticket.id;
+        request.branch = ticket.branch;
+        request.board_root = options_.board_root;
+        request.log_file = options_.board_root / "tickets" / ticket.id / "runs" / "ship.log";
+        request.config = config_.ship;
+        shipping_.insert(ticket.id);
+        asio::co_spawn(
+            io_,
+            clean_up_worktree(io_.get_executor(), request, false),
+            [this, id = ticket.id](std::exception_ptr e, std::vector<std::string> problems) {
+                if (e) problems.emplace_back("the worktree was not removed");
+                for (const auto& problem : problems)
+                    reporter_.message(fmt::format("{}: {}", id, problem));
+                shipping_.erase(id);
+                wake();
+            });
     }
 
     asio::awaitable<void> main_loop() {

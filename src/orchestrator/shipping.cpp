@@ -231,9 +231,9 @@ asio::awaitable<std::variant<Shipped, ShipFailed>> ship_branch(asio::any_io_exec
     co_return Shipped{ShipMethod::pr, r.branch, address};
 }
 
-asio::awaitable<std::vector<std::string>> clean_up_after_shipping(asio::any_io_executor executor,
-                                                                  ShipRequest r,
-                                                                  ShipMethod how) {
+asio::awaitable<std::vector<std::string>> clean_up_worktree(asio::any_io_executor executor,
+                                                            ShipRequest r,
+                                                            bool delete_branch) {
     std::vector<std::string> problems;
     if (!r.config.cleanup) co_return problems;
     const fs::path worktree = worktree_of(r);
@@ -246,11 +246,10 @@ asio::awaitable<std::vector<std::string>> clean_up_after_shipping(asio::any_io_e
             problems.push_back(fmt::format(
                 "the worktree {} was not removed: {}", worktree.string(), removed.last_words()));
     }
-    // Only a merged branch goes: one offered as a pull request, or left as it is, is the work.
-    if (how == ShipMethod::merge) {
-        const std::vector<std::string> delete_branch =
+    if (delete_branch) {
+        const std::vector<std::string> delete_merged =
             git(r.board_root, {"branch", "-d", r.branch});
-        const auto deleted = co_await run_tool(executor, delete_branch, r.board_root, r.log_file);
+        const auto deleted = co_await run_tool(executor, delete_merged, r.board_root, r.log_file);
         if (!deleted.ok())
             problems.push_back(
                 fmt::format("the branch {} was not deleted: {}", r.branch, deleted.last_words()));

@@ -36,10 +36,11 @@ struct ShipRequest {
 boost::asio::awaitable<std::variant<Shipped, ShipFailed>> ship_branch(
     boost::asio::any_io_executor executor, ShipRequest request);
 
-/// After `shipped` is recorded, with `cleanup` on: removes the ticket's worktree and, once
-/// merged, its branch. Returns what could not be removed, in a person's words (empty: all).
-boost::asio::awaitable<std::vector<std::string>> clean_up_after_shipping(
-    boost::asio::any_io_executor executor, ShipRequest request, ShipMethod how);
+/// With `cleanup` on: removes the ticket's worktree, and its branch when `delete_branch` (a
+/// merged one; a branch offered as a pull request, left by `none` or of a cancelled ticket is
+/// the work, and stays). Returns what could not be removed, in a person's words (empty: all).
+boost::asio::awaitable<std::vector<std::string>> clean_up_worktree(
+    boost::asio::any_io_executor executor, ShipRequest request, bool delete_branch);
 
 /// `{branch}`, `{base}`, `{title}`, `{id}` and `{body}` of `pattern` replaced (each element
 /// of an argv list stays one argument, whatever the values hold).

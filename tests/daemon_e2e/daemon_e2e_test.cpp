@@ -770,6 +770,17 @@ TEST_CASE("a base that conflicts sends the ticket back to a person, the conflict
     CHECK(after.shipped->how == ShipMethod::merge);
 }
 
+TEST_CASE("a cancelled ticket's worktree is removed and its branch kept") {
+    ShippingBoard s("ship-cancel");
+    REQUIRE(fs::exists(s.worktree()));
+    s.board.cli({"cancel", s.id, "not needed after all", "--as", "ana"});
+    REQUIRE(s.board.daemon() == 0);
+    CHECK_FALSE(fs::exists(s.worktree()));
+    CHECK_FALSE(s.git("branch --list board/" + s.id).empty());  // the work is kept
+    CHECK_FALSE(s.board.ticket(s.id).shipped);
+    CHECK(read_file(s.board.root / "feature.txt") == "base\n");  // nothing merged
+}
+
 TEST_CASE("ship: pr pushes the branch and records the address the command printed") {
     const fs::path scratch =
         fs::temp_directory_path() / ("board-e2e-pr-" + std::to_string(::getpid()));
