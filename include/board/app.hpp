@@ -178,6 +178,30 @@ std::optional<HumanRequest> request_of(const Ticket& ticket);
 /// their options, `artifact`, `since`, `commands`).
 std::string request_json(const HumanRequest& request);
 
+/// One agent run of a ticket, from its log: how it started and ended, and its files.
+struct RunView {
+    std::string id;  ///< `0003`
+    Status phase = Status::research;
+    int attempt = 1;
+    int iteration = 1;
+    std::string branch;  ///< the git branch it worked on, if any
+    UnixMillis started_at = 0;
+    /// finished, interrupted, or empty while in flight.
+    std::string end;
+    UnixMillis ended_at = 0;
+    std::optional<Signal> signal;
+    int exit_code = 0;
+    bool timed_out = false;
+    std::string error;  ///< why it failed, or was interrupted
+    double cost_usd = 0.0;
+    std::int64_t duration_ms = 0;
+    std::filesystem::path prompt_file;  ///< `tickets/<ID>/runs/<run>-<phase>.prompt.md`
+    std::filesystem::path log_file;     ///< what the agent printed: `...<run>-<phase>.log`
+};
+
+/// The runs as one JSON array (`board runs --json`).
+std::string runs_json(const std::vector<RunView>& runs);
+
 /// A ticket's log as read: the events before any fault, the fault, what was recovered.
 struct History {
     std::vector<Event> events;
@@ -269,6 +293,8 @@ public:
     /// The ticket and its log; with `until`, its state after that seq (a replay step).
     Result<TicketView> show(const std::string& id, std::optional<std::int64_t> until = {});
     Result<History> history(const std::string& id);
+    /// Every agent run of a ticket, oldest first.
+    Result<std::vector<RunView>> runs(const std::string& id);
     /// Each of `ids` (every ticket folder when empty, and any folder that is not a ticket id).
     std::vector<VerifyReport> verify(const std::vector<std::string>& ids);
     /// The folder of a ticket on this board, or not_found.

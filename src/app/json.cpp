@@ -180,4 +180,30 @@ std::string to_json(const ImportReport& report) {
            "\n";
 }
 
+std::string runs_json(const std::vector<RunView>& runs) {
+    boost::json::array out;
+    for (const auto& r : runs) {
+        boost::json::object o;
+        o["run"] = r.id;
+        o["phase"] = to_string(r.phase);
+        o["attempt"] = r.attempt;
+        o["iteration"] = r.iteration;
+        if (!r.branch.empty()) o["branch"] = r.branch;
+        o["started_at"] = format_timestamp(r.started_at);
+        o["end"] = r.end.empty() ? boost::json::value(nullptr) : boost::json::value(r.end);
+        if (!r.end.empty()) o["ended_at"] = format_timestamp(r.ended_at);
+        o["signal"] =
+            r.signal ? boost::json::value(to_string(*r.signal)) : boost::json::value(nullptr);
+        o["exit"] = r.exit_code;
+        o["timed_out"] = r.timed_out;
+        o["error"] = r.error;
+        o["cost_usd"] = r.cost_usd;
+        o["duration_ms"] = r.duration_ms;
+        o["prompt"] = r.prompt_file.string();
+        o["log"] = r.log_file.string();
+        out.push_back(std::move(o));
+    }
+    return boost::json::serialize(out) + "\n";
+}
+
 }  // namespace board::app

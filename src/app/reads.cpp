@@ -217,6 +217,52 @@ Result<History> Board::history(const std::string& id) {
     return history;
 }
 
+Result<std::vector<RunView>> Board::runs(const std::string& id) {
+    auto history = this->history(id);
+    if (!history) return std::move(history).error();
+    const fs::path folder = root_ / "tickets" / id / "runs";
+    std::vector<RunView> runs;
+    const auto find = [&](const std::string& run) -> RunView* {
+        for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+            if (it->id == run) return &*it;
+        return nullptr;
+    };
+    for (const auto& e : history.value().events) {
+        if (const auto* started = std::get_if<RunStarted>(&e.payload)) {
+            RunView r;
+            r.id = started->run;
+            r.phase = started->phase;
+            r.attempt = started->attempt;
+            r.iteration = started->iteration;
+            r.branch = started->branch;
+            r.started_at = e.at;
+            const std::string stem = started->run + "-" + std::string{to_string(started->phase)};
+            r.prompt_file = folder / (stem + ".prompt.md");
+            r.log_file = folder / (stem + ".log");
+            runs.push_back(std::move(r));
+        } else if (const auto* finished = std::get_if<RunFinished>(&e.payload)) {
+            if (RunView* r = find(finished->run)) {
+                r->end = "finished";
+                r->ended_at = e.at;
+                r->signal = finished->signal;
+                r->exit_code = finished->exit_code;
+                r->timed_out = finished->timed_out;
+                r->error = finished->error;
+                r->cost_usd = finished->cost_usd;
+                r->duration_ms = finished->duration_ms;
+            }
+        } else if (const auto* interrupted = std::get_if<RunInterrupted>(&e.payload)) {
+            if (RunView* r = find(interrupted->run)) {
+                r->end = "interrupted";
+                r->ended_at = e.at;
+                r->error = interrupted->reason;
+                r->duration_ms = e.at - r->started_at;
+            }
+        }
+    }
+    return runs;
+}
+
 Result<TicketView> Board::show(const std::string& id, std::optional<std::int64_t> until) {
     auto history = this->history(id);
     if (!history) return std::move(history).error();

@@ -15,8 +15,14 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <poll.h>
+#include <sys/inotify.h>
+#include <thread>
+#include <unistd.h>
 
 namespace board::cli {
 namespace {
@@ -204,6 +210,147 @@ Run declare_log(CLI::App& sub) {
         warn_all(history.value().warnings);
         for (const auto& event : history.value().events)
             std::cout << (options.json ? encode_event(event) : describe(event)) << '\n';
+        return 0;
+    };
+}
+
+/// Returns when something is written, made or renamed in one of `folders`, or after
+/// `longest` (a look every second where inotify cannot be had).
+void wait_for_change(const std::vector<std::filesystem::path>& folders,
+                     std::chrono::milliseconds longest) {
+    const int watch = ::inotify_init1(IN_CLOEXEC);
+    if (watch >= 0) {
+        for (const auto& folder : folders)
+            ::inotify_add_watch(
+                watch, folder.c_str(), IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE);
+        pollfd changed{watch, POLLIN, 0};
+        ::poll(&changed, 1, static_cast<int>(longest.count()));
+        ::close(watch);
+        return;
+    }
+    std::this_thread::sleep_for(longest);
+}
+
+/// `12.3s`, `4m 05s`: a run's length.
+std::string run_length(std::int64_t ms) {
+    if (ms < 60'000) return fmt::format("{:.1f}s", static_cast<double>(ms) / 1000.0);
+    return fmt::format("{}m {:02}s", ms / 60'000, ms % 60'000 / 1000);
+}
+
+/// How a run ended, in a few words.
+std::string run_end(const app::RunView& r) {
+    if (r.end.empty()) return "running";
+    if (r.end == "interrupted") return "interrupted";
+    if (r.timed_out) return "timed out";
+    if (r.exit_code != 0) return fmt::format("exit {}", r.exit_code);
+    if (!r.error.empty()) return "failed";
+    return r.signal ? std::string{to_string(*r.signal)} : std::string{"no signal"};
+}
+
+Run declare_runs(CLI::App& sub) {
+    auto id = std::make_shared<std::string>();
+    sub.add_option("ID", *id, "ticket id, e.g. PROJ-12")->required();
+    sub.footer(join_lines({"Examples:",
+                           "  board runs PROJ-12",
+                           "  board run PROJ-12 0003          # what run 0003 printed",
+                           "  board runs PROJ-12 --json | jq '.[] | select(.end == null)'"}));
+    return [id](const GlobalOptions& options) {
+        auto session = reading(options, "runs");
+        if (auto* code = std::get_if<int>(&session)) return *code;
+        auto runs = std::get<Session>(session).board().runs(*id);
+        if (!runs) return report(runs.error(), "runs");
+        if (options.json) {
+            std::cout << app::runs_json(runs.value());
+            return 0;
+        }
+        Table table;
+        table.header = {"RUN", "PHASE", "TRY", "STARTED", "TOOK", "COST", "END"};
+        for (const auto& r : runs.value()) {
+            table.rows.push_back({r.id,
+                                  std::string{to_string(r.phase)},
+                                  fmt::format("{}.{}", r.attempt, r.iteration),
+                                  format_timestamp(r.started_at),
+                                  r.end.empty() ? "-" : run_length(r.duration_ms),
+                                  fmt::format("${:.2f}", r.cost_usd),
+                                  run_end(r) + (r.error.empty() ? "" : ": " + printable(r.error))});
+            table.colours.push_back({"", "", "", "2", "", "", r.end.empty() ? "1;33" : ""});
+        }
+        std::cout << render(table, std::get<Session>(session).colour());
+        return 0;
+    };
+}
+
+struct RunArgs {
+    std::string id;
+    std::string run;
+    bool prompt = false;
+    bool follow = false;
+};
+
+Run declare_run(CLI::App& sub) {
+    auto args = std::make_shared<RunArgs>();
+    sub.add_option("ID", args->id, "ticket id, e.g. PROJ-12")->required();
+    sub.add_option("RUN", args->run, "run id, as `board runs` lists it (e.g. 0003)")->required();
+    sub.add_flag("--prompt", args->prompt, "the prompt the agent was given, not its output");
+    sub.add_flag("--follow,-f", args->follow, "keep printing its output until the run ends");
+    sub.footer(join_lines({"What the agent printed, control characters shown, never obeyed.",
+                           "Examples:",
+                           "  board run PROJ-12 0003",
+                           "  board run PROJ-12 0003 --prompt",
+                           "  board run PROJ-12 0004 --follow"}));
+    return [args](const GlobalOptions& options) {
+        auto session = reading(options, "run");
+        if (auto* code = std::get_if<int>(&session)) return *code;
+        auto& board = std::get<Session>(session).board();
+        const auto find = [&]() -> app::Result<app::RunView> {
+            auto runs = board.runs(args->id);
+            if (!runs) return std::move(runs).error();
+            for (auto& r : runs.value())
+                if (r.id == args->run) return std::move(r);
+            return app::Refusal{
+                app::Refusal::Kind::not_found,
+                fmt::format(
+                    "run: {} has no run {} (see board runs {})", args->id, args->run, args->id),
+                {}};
+        };
+        auto run = find();
+        if (!run) return report(run.error(), "run");
+        const std::filesystem::path file =
+            args->prompt ? run.value().prompt_file : run.value().log_file;
+        std::ifstream in(file, std::ios::binary);
+        if (!in && !(args->follow && !args->prompt))
+            return fail(
+                Exit::refused,
+                "run",
+                fmt::format("{} is not there (a run that never began, or removed)", file.string()));
+        // Whole lines, each made safe for a terminal; the rest waits for its newline.
+        std::string pending;
+        const auto drain = [&] {
+            char chunk[65536];
+            while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+                pending.append(chunk, static_cast<std::size_t>(in.gcount()));
+                std::size_t start = 0;
+                for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos;
+                     start = nl + 1)
+                    std::cout << printable(std::string_view{pending}.substr(start, nl - start))
+                              << '\n';
+                pending.erase(0, start);
+            }
+            in.clear();
+            std::cout.flush();
+        };
+        drain();
+        while (args->follow && !args->prompt && run.value().end.empty()) {
+            // The log grows while the run goes on; its end is an event on the ticket's log.
+            wait_for_change({file.parent_path(), file.parent_path().parent_path()},
+                            std::chrono::seconds{1});
+            if (!in.is_open()) in.open(file, std::ios::binary);
+            drain();
+            run = find();
+            if (!run) return report(run.error(), "run");
+        }
+        drain();
+        if (!pending.empty()) std::cout << printable(pending) << '\n';
         return 0;
     };
 }
@@ -518,6 +665,8 @@ constexpr Command table[] = {
      "fold a ticket's log step by step: each event and the state after it",
      declare_replay},
     {"show", "a ticket: fields, artifacts, questions, notes, recent events", declare_show},
+    {"runs", "a ticket's agent runs: phase, try, length, cost, how each ended", declare_runs},
+    {"run", "what one agent run printed (or --prompt: what it was given); --follow", declare_run},
     {"list", "tickets in `next` order (done ones only with --all or --status done)", declare_list},
     {"next",
      "the ticket the agent takes next, or with --awaiting the next one for a human",

@@ -2,6 +2,8 @@
 // stderr, exit code) and what ends up in the logs. Agent-side events (runs, questions) are
 // appended through the library, as the daemon would.
 
+#include "support/child_process.hpp"
+
 #include <board/codec.hpp>
 #include <board/event_log.hpp>
 
@@ -631,6 +633,58 @@ TEST_CASE("what a ticket asks of a person is in next --awaiting, show and the JS
         const auto json = boost::json::parse(b.board({"next", "--awaiting", "--json"}).out);
         const auto& options = json.at("request").at("questions").at(0).at("options").as_array();
         CHECK(options.at(1).at("label") == "SQLite");
+    }
+}
+
+TEST_CASE("runs lists a ticket's agent runs, and run prints one safely and follows it",
+          "[e2e][runs]") {
+    TempBoard b;
+    const std::string id = b.ticket_in(Status::research);
+    b.agent_run(id, Status::research, Signal::complete);  // run r1 (see agent_run)
+    const auto runs_json = boost::json::parse(b.board({"runs", id, "--json"}).out).as_array();
+    REQUIRE(runs_json.size() == 1);
+    const std::string run{runs_json[0].at("run").as_string()};
+    CHECK(runs_json[0].at("phase") == "research");
+    CHECK(runs_json[0].at("end") == "finished");
+    CHECK(runs_json[0].at("signal") == "COMPLETE");
+    const fs::path log{std::string{runs_json[0].at("log").as_string()}};
+    const fs::path prompt{std::string{runs_json[0].at("prompt").as_string()}};
+    CHECK(log == b.dir(id) / "runs" / (run + "-research.log"));
+
+    const auto table = b.board({"runs", id});
+    CHECK_THAT(table.out, Catch::Contains("RUN") && Catch::Contains("COMPLETE"));
+
+    fs::create_directories(log.parent_path());
+    { std::ofstream{log} << "thinking\n\x1b[31mred\x1b[0m and a bell\a\nno newline at the end"; }
+    { std::ofstream{prompt} << "# Research\nfind out\n"; }
+    const auto printed = b.board({"run", id, run});
+    CHECK(printed.exit_code == 0);
+    CHECK(printed.out == "thinking\n\\x1b[31mred\\x1b[0m and a bell\\x07\nno newline at the end\n");
+    CHECK(b.board({"run", id, run, "--prompt"}).out == "# Research\nfind out\n");
+    const auto unknown = b.board({"run", id, "9999"});
+    CHECK(unknown.exit_code != 0);
+    CHECK_THAT(unknown.err, Catch::Contains("has no run 9999"));
+
+    SECTION("--follow prints what arrives until the run ends") {
+        const Actor system{ActorKind::system, {}};
+        b.append(id, system, {Started{}});
+        b.append(id, system, {RunStarted{"r2", Status::planning, 1, 1, {}, {}}});
+        const fs::path live = b.dir(id) / "runs" / "r2-planning.log";
+        { std::ofstream{live} << "first\n"; }
+        board::testing::Child follower = board::testing::spawn(
+            {BOARD_BINARY, "run", id, "r2", "--follow", "--board", b.root().string()},
+            b.root(),
+            "follow");
+        REQUIRE(board::testing::wait_until({b.root()}, std::chrono::seconds{30}, [&] {
+            return follower.stdout_text() == "first\n";
+        }));
+        { std::ofstream{live, std::ios::app} << "second\n"; }
+        RunFinished finished;
+        finished.run = "r2";
+        finished.signal = Signal::complete;
+        b.append(id, system, {finished});
+        CHECK(follower.wait(std::chrono::seconds{30}) == 0);
+        CHECK(follower.stdout_text() == "first\nsecond\n");
     }
 }
 
