@@ -295,6 +295,9 @@ public:
     Result<History> history(const std::string& id);
     /// Every agent run of a ticket, oldest first.
     Result<std::vector<RunView>> runs(const std::string& id);
+    /// The ticket's branch against the branch it ships into (`git diff BASE...board/<ID>`,
+    /// `--stat` when `stat`): what a reviewer reads. Refused when the ticket has no branch.
+    Result<std::string> diff(const std::string& id, bool stat);
     /// Each of `ids` (every ticket folder when empty, and any folder that is not a ticket id).
     std::vector<VerifyReport> verify(const std::vector<std::string>& ids);
     /// The folder of a ticket on this board, or not_found.

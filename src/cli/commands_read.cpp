@@ -280,6 +280,42 @@ Run declare_runs(CLI::App& sub) {
     };
 }
 
+struct DiffArgs {
+    std::string id;
+    bool stat = false;
+};
+
+Run declare_diff(CLI::App& sub) {
+    auto args = std::make_shared<DiffArgs>();
+    sub.add_option("ID", args->id, "ticket id, e.g. PROJ-12")->required();
+    sub.add_flag("--stat", args->stat, "only the files changed and how much");
+    sub.footer(join_lines({"The ticket's branch board/<ID> against the branch it ships into",
+                           "(ship.base, else the branch this checkout is on).",
+                           "Examples:",
+                           "  board diff PROJ-12 --stat",
+                           "  board diff PROJ-12 | less -R"}));
+    return [args](const GlobalOptions& options) {
+        auto session = reading(options, "diff");
+        if (auto* code = std::get_if<int>(&session)) return *code;
+        auto diff = std::get<Session>(session).board().diff(args->id, args->stat);
+        if (!diff) return report(diff.error(), "diff");
+        // Whatever the agent committed is shown, never obeyed: tabs kept, escapes written out.
+        std::size_t start = 0;
+        const std::string& text = diff.value();
+        for (std::size_t nl; start < text.size(); start = nl + 1) {
+            nl = text.find('\n', start);
+            if (nl == std::string::npos) nl = text.size();
+            const std::string_view line{text.data() + start, nl - start};
+            std::size_t piece = 0;
+            for (std::size_t tab; (tab = line.find('\t', piece)) != std::string_view::npos;
+                 piece = tab + 1)
+                std::cout << printable(line.substr(piece, tab - piece)) << '\t';
+            std::cout << printable(line.substr(piece)) << '\n';
+        }
+        return 0;
+    };
+}
+
 struct RunArgs {
     std::string id;
     std::string run;
@@ -666,6 +702,7 @@ constexpr Command table[] = {
      declare_replay},
     {"show", "a ticket: fields, artifacts, questions, notes, recent events", declare_show},
     {"runs", "a ticket's agent runs: phase, try, length, cost, how each ended", declare_runs},
+    {"diff", "a ticket's branch against the branch it ships into (--stat)", declare_diff},
     {"run", "what one agent run printed (or --prompt: what it was given); --follow", declare_run},
     {"list", "tickets in `next` order (done ones only with --all or --status done)", declare_list},
     {"next",

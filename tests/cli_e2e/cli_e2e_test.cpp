@@ -688,6 +688,39 @@ TEST_CASE("runs lists a ticket's agent runs, and run prints one safely and follo
     }
 }
 
+TEST_CASE("diff shows the ticket's branch against the base, or says why not", "[e2e][diff]") {
+    TempBoard b;
+    const auto git = [&](const std::string& args) {
+        const std::string command = "git -C '" + b.root().string() +
+                                    "' -c user.name=ana -c user.email=ana@example.test " + args +
+                                    " >/dev/null 2>&1";
+        REQUIRE(std::system(command.c_str()) == 0);
+    };
+    git("init -q -b main");
+    { std::ofstream{b.root() / "app.txt"} << "one\n"; }
+    git("add app.txt board.yaml");
+    git("commit -q -m init");
+    const std::string id = b.ticket_in(Status::implementing);
+    CHECK_THAT(b.board({"diff", id}).err, Catch::Contains("the ticket has no branch"));
+
+    // The implementing run worked on board/<ID>, which holds one commit more than main.
+    git("branch board/" + id);
+    git("checkout -q board/" + id);
+    { std::ofstream{b.root() / "app.txt"} << "one\n\ttwo \x1b[2J\n"; }
+    git("commit -q -am 'add two'");
+    git("checkout -q main");
+    b.append(id,
+             Actor{ActorKind::system, {}},
+             {RunStarted{"r9", Status::implementing, 1, 1, {}, "board/" + id}});
+
+    const auto diff = b.board({"diff", id});
+    INFO(diff.err);
+    CHECK(diff.exit_code == 0);
+    CHECK_THAT(diff.out, Catch::Contains("+++ b/app.txt"));
+    CHECK_THAT(diff.out, Catch::Contains("\n+\ttwo \\x1b[2J\n"));  // tab kept, escape shown
+    CHECK_THAT(b.board({"diff", id, "--stat"}).out, Catch::Contains("app.txt | 1 +"));
+}
+
 TEST_CASE("init --json says where the board is and its prefix", "[e2e][init]") {
     TempBoard b;
     const fs::path dir = b.root() / "second";
