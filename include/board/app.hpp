@@ -122,12 +122,38 @@ struct NextRequest {
 // ---------------------------------------------------------------------------------------------
 // Results of reads
 
+/// What a ticket awaiting a person asks of them (the inbox, `next --awaiting`, `show`, the
+/// notify payload): the kind, who asked and in what words, the questions to answer or the
+/// artifact to judge, since when, and what to type.
+struct HumanRequest {
+    Awaiting kind = Awaiting::work;
+    Handoff handoff = Handoff::signal;
+    std::string asked_by;  ///< `agent:planning`, `system`; empty when a person set it
+    /// The asker's last note since the phase began: a signal's context, an escalation's
+    /// reason with the last error, a failed shipping. Empty when they said nothing.
+    std::string words;
+    std::vector<Question> questions;    ///< pending questions awaiting an answer
+    std::optional<Artifact> artifact;   ///< what to judge: the phase's own artifact
+    UnixMillis since = 0;               ///< the ticket's last change
+    std::vector<std::string> commands;  ///< what to type, e.g. `board answer PROJ-3.q1 VALUE`
+};
+
+/// The request of a ticket that awaits a person; nullopt when it does not.
+std::optional<HumanRequest> request_of(const Ticket& ticket);
+
+/// The request as one JSON object (`kind`, `handoff`, `asked_by`, `words`, `questions` with
+/// their options, `artifact`, `since`, `commands`).
+std::string request_json(const HumanRequest& request);
+
 /// Tickets a board-wide query picked, and the board they were picked from (rendering asks it
 /// for an epic's progress, whether a blocker is done, whose turn it is).
 struct Picked {
     std::shared_ptr<const Catalog> catalog;
     std::vector<const CatalogEntry*> entries;  ///< into *catalog
     std::vector<std::string> warnings;         ///< tickets left out and why
+    /// inbox(): what each entry asks of a person (request_of), in `entries` order; written
+    /// as each entry's `request`. Empty for the other queries.
+    std::vector<std::optional<HumanRequest>> requests;
 };
 
 /// `next`: the whole ticket, or none.
@@ -154,29 +180,6 @@ struct TicketView {
     bool done_by_children = false;
     std::vector<std::string> warnings;
 };
-
-/// What a ticket awaiting a person asks of them (the inbox, `next --awaiting`, `show`, the
-/// notify payload): the kind, who asked and in what words, the questions to answer or the
-/// artifact to judge, since when, and what to type.
-struct HumanRequest {
-    Awaiting kind = Awaiting::work;
-    Handoff handoff = Handoff::signal;
-    std::string asked_by;  ///< `agent:planning`, `system`; empty when a person set it
-    /// The asker's last note since the phase began: a signal's context, an escalation's
-    /// reason with the last error, a failed shipping. Empty when they said nothing.
-    std::string words;
-    std::vector<Question> questions;    ///< pending questions awaiting an answer
-    std::optional<Artifact> artifact;   ///< what to judge: the phase's own artifact
-    UnixMillis since = 0;               ///< the ticket's last change
-    std::vector<std::string> commands;  ///< what to type, e.g. `board answer PROJ-3.q1 VALUE`
-};
-
-/// The request of a ticket that awaits a person; nullopt when it does not.
-std::optional<HumanRequest> request_of(const Ticket& ticket);
-
-/// The request as one JSON object (`kind`, `handoff`, `asked_by`, `words`, `questions` with
-/// their options, `artifact`, `since`, `commands`).
-std::string request_json(const HumanRequest& request);
 
 /// One agent run of a ticket, from its log: how it started and ended, and its files.
 struct RunView {

@@ -119,6 +119,12 @@ std::string to_json(const Picked& picked) {
     for (std::size_t i = 0; i < picked.entries.size(); ++i) {
         if (i > 0) out += ',';
         append_entry_json(out, *picked.catalog, *picked.entries[i]);
+        if (i < picked.requests.size() && picked.requests[i]) {
+            out.pop_back();  // the entry's closing brace: the request goes inside
+            out += ",\"request\":";
+            out += request_json(*picked.requests[i]);
+            out += '}';
+        }
     }
     out += "]\n";
     return out;

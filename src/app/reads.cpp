@@ -39,8 +39,10 @@ std::optional<Refusal> unless_epic(const CatalogLoad& load,
 Picked picked(const std::shared_ptr<const CatalogLoad>& load,
               std::vector<const CatalogEntry*> entries) {
     // The catalog lives as long as the load that holds it: share ownership with it.
-    return Picked{
-        std::shared_ptr<const Catalog>(load, &load->catalog), std::move(entries), load->warnings};
+    return Picked{std::shared_ptr<const Catalog>(load, &load->catalog),
+                  std::move(entries),
+                  load->warnings,
+                  {}};
 }
 
 Result<BoardConfig> config_of(const fs::path& root, std::string_view action) {
@@ -157,7 +159,15 @@ Result<Picked> Board::inbox() {
     std::stable_sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) {
         return a->ticket.updated_at < b->ticket.updated_at;
     });
-    return picked(board, std::move(entries));
+    Picked out = picked(board, std::move(entries));
+    // What each asks needs its notes and questions: the whole log of each, and an inbox is
+    // short.
+    for (const CatalogEntry* entry : out.entries) {
+        auto loaded = load_ticket(root_ / "tickets" / entry->ticket.id);
+        const auto* ok = std::get_if<Loaded>(&loaded);
+        out.requests.push_back(ok ? request_of(ok->ticket) : std::nullopt);
+    }
+    return out;
 }
 
 Result<Next> Board::next(const NextRequest& request) {

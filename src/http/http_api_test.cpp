@@ -215,7 +215,12 @@ TEST_CASE("questions: pending list, answers validated by the reducer", "[http][a
     CHECK(text(r.json().as_array()[0].at("id")) == a + ".q1");
     r = get(port, "/api/inbox");
     REQUIRE(r.status == 200);
-    CHECK(r.json().as_array().size() == 1);
+    REQUIRE(r.json().as_array().size() == 1);
+    // The inbox item carries what is asked: the question to answer and the command.
+    const auto inbox = r.json();
+    const auto& request = inbox.as_array()[0].at("request");
+    CHECK(request.at("questions").as_array().at(0).at("text") == "Ship it?");
+    CHECK(text(request.at("commands").as_array().at(0)) == "board answer " + a + ".q1 VALUE");
 
     r = post(port, "/api/questions/" + a + ".q1/answer", R"({"value":"maybe"})");
     CHECK(r.status == 409);
