@@ -1,32 +1,21 @@
 // `board diff`: the ticket's branch as a reviewer reads it. git runs from an argv list, with
 // the repository's hooks and external diff drivers off, in the board's checkout.
 
+#include "support/process.hpp"
+
 #include <board/app.hpp>
 #include <board/board_config.hpp>
 #include <board/event_log.hpp>
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-extern char** environ;  // NOLINT: POSIX declares it nowhere in a header
+#include <chrono>
 
 namespace board::app {
 namespace {
 
-struct GitOutput {
-    int exit_code = -1;
-    std::string out;
-    std::string problem;  ///< could not run it at all
-};
-
-/// Runs `git ARGS` in `dir`, its stdout captured (stderr too, appended, for the reason).
-GitOutput run_git(const std::filesystem::path& dir, std::vector<std::string> args) {
+/// `git ARGS` in `dir`, with the repository's hooks, fsmonitor and external diff drivers off.
+Captured run_git(const std::filesystem::path& dir, const std::vector<std::string>& args) {
     std::vector<std::string> argv{"git",
                                   "-C",
                                   dir.string(),
@@ -37,41 +26,7 @@ GitOutput run_git(const std::filesystem::path& dir, std::vector<std::string> arg
                                   "-c",
                                   "diff.external="};
     argv.insert(argv.end(), args.begin(), args.end());
-    GitOutput result;
-    int pipe_fds[2];
-    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
-        result.problem = std::string{"pipe: "} + std::strerror(errno);
-        return result;
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
-    std::vector<char*> raw;
-    for (auto& a : argv) raw.push_back(a.data());
-    raw.push_back(nullptr);
-    pid_t pid = 0;
-    const int rc = ::posix_spawnp(&pid, "git", &actions, nullptr, raw.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(pipe_fds[1]);
-    if (rc != 0) {
-        ::close(pipe_fds[0]);
-        result.problem = std::string{"cannot run git: "} + std::strerror(rc);
-        return result;
-    }
-    char buffer[65536];
-    for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) != 0;) {
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) break;
-        result.out.append(buffer, static_cast<std::size_t>(n));
-    }
-    ::close(pipe_fds[0]);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return result;
+    return run_captured(argv, std::chrono::minutes{2}, 256u << 20);
 }
 
 std::string last_line(std::string text) {
@@ -105,22 +60,23 @@ Result<std::string> Board::diff(const std::string& id, bool stat) {
                                        "ship.base in board.yaml",
                                        id),
                            {}};
-        base = last_line(head.out);
+        base = last_line(head.output);
     }
     std::vector<std::string> args{"diff", "--no-color", "--no-ext-diff"};
     if (stat) args.emplace_back("--stat");
     args.push_back(base + "..." + ticket.branch);
     args.emplace_back("--");
     auto diffed = run_git(root_, args);
-    if (!diffed.problem.empty() || diffed.exit_code != 0)
+    if (diffed.exit_code != 0)
         return Refusal{Refusal::Kind::storage,
                        fmt::format("diff {}: git diff {}...{} failed: {}",
                                    id,
                                    base,
                                    ticket.branch,
-                                   diffed.problem.empty() ? last_line(diffed.out) : diffed.problem),
+                                   diffed.output.empty() ? "git could not be run, or took too long"
+                                                         : last_line(diffed.output)),
                        {}};
-    return std::move(diffed.out);
+    return std::move(diffed.output);
 }
 
 }  // namespace board::app

@@ -1,5 +1,7 @@
 #include "cli/doctor.hpp"
 
+#include "support/process.hpp"
+
 #include <board/board_config.hpp>
 #include <board/sandbox.hpp>
 
@@ -7,18 +9,11 @@
 
 #include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <map>
-#include <poll.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;  // NOLINT: POSIX
 
 namespace board::cli {
 namespace {
@@ -39,64 +34,6 @@ std::string find_on_path(const std::string& name) {
         rest.remove_prefix(colon + 1);
     }
     return "";
-}
-
-struct Ran {
-    int exit_code = -1;  ///< -1: could not start or did not finish in time
-    std::string output;  ///< stdout and stderr, at most 64 KB
-};
-
-/// Runs `argv` (argv[0] a full path) with stdin on /dev/null, for at most `limit`.
-Ran run_for(const std::vector<std::string>& argv, std::chrono::milliseconds limit) {
-    Ran ran;
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return ran;
-    posix_spawn_file_actions_t actions;
-    ::posix_spawn_file_actions_init(&actions);
-    ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    ::posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-    ::posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
-    posix_spawnattr_t attributes;
-    ::posix_spawnattr_init(&attributes);
-    ::posix_spawnattr_setpgroup(&attributes, 0);
-    ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));  // NOLINT: POSIX
-    args.push_back(nullptr);
-    pid_t pid = -1;
-    const int rc = ::posix_spawn(&pid, args[0], &actions, &attributes, args.data(), environ);
-    ::posix_spawn_file_actions_destroy(&actions);
-    ::posix_spawnattr_destroy(&attributes);
-    ::close(fds[1]);
-    if (rc != 0) {
-        ::close(fds[0]);
-        return ran;
-    }
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    char buffer[4096];
-    for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) break;
-        pollfd p{fds[0], POLLIN, 0};
-        if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-        const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
-        if (n <= 0) break;
-        if (ran.output.size() < 65536) ran.output.append(buffer, static_cast<std::size_t>(n));
-    }
-    ::close(fds[0]);
-    // Its output ended; its exit follows, or the deadline does.
-    int status = 0;
-    while (::waitpid(pid, &status, WNOHANG) == 0) {
-        if (std::chrono::steady_clock::now() >= deadline) {
-            ::kill(-pid, SIGKILL);  // not done in time: it and what it started
-            ::waitpid(pid, &status, 0);
-            return ran;
-        }
-        ::poll(nullptr, 0, 10);
-    }
-    ran.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return ran;
 }
 
 std::string first_line(const std::string& text) {
@@ -201,7 +138,7 @@ std::vector<DoctorCheck> check_board(const fs::path& board) {
         }
         const auto version = version_command(agent->dialect, {found});
         if (!version.empty()) {
-            const Ran ran = run_for(version, std::chrono::seconds{20});
+            const Captured ran = run_captured(version, std::chrono::seconds{20});
             if (ran.exit_code != 0) {
                 add(Verdict::failure,
                     topic,
@@ -227,11 +164,12 @@ std::vector<DoctorCheck> check_board(const fs::path& board) {
 
     if (config.implementing.worktree) {
         const std::string git = find_on_path("git");
-        const Ran head =
+        const Captured head =
             git.empty()
-                ? Ran{}
-                : run_for({git, "-C", board.string(), "rev-parse", "--verify", "--quiet", "HEAD"},
-                          std::chrono::seconds{20});
+                ? Captured{}
+                : run_captured(
+                      {git, "-C", board.string(), "rev-parse", "--verify", "--quiet", "HEAD"},
+                      std::chrono::seconds{20});
         if (git.empty())
             add(Verdict::failure,
                 "git",
