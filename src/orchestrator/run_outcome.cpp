@@ -1,5 +1,7 @@
 #include "orchestrator/run_outcome.hpp"
 
+#include "agent_output/text.hpp"
+
 #include <board/agent_output.hpp>
 #include <board/board_config.hpp>
 
@@ -29,15 +31,13 @@ std::string next_question_id(const Ticket& t, std::size_t offset) {
 class Clipper {
 public:
     /// `text` as it is written under `limit`: whole, or cut and marked.
-    static std::string cut(std::string text, std::size_t limit) {
-        if (text.size() <= limit) return text;
+    static std::string cut(std::string_view text, std::size_t limit) {
+        if (text.size() <= limit) return std::string{text};
         constexpr std::string_view marker = "\u2026[cut]";
-        std::size_t keep = limit - marker.size();
-        // Back to the start of a character, so valid UTF-8 stays valid.
-        while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0U) == 0x80U) --keep;
-        text.resize(keep);
-        text += marker;
-        return text;
+        // Whole characters only, so the cut text is valid UTF-8.
+        std::string kept;
+        agent_output::append_utf8(kept, text, limit - marker.size());
+        return kept += marker;
     }
 
     /// Cuts `field` to `limit`; fields cut under the same `what` share one line of the note.
@@ -48,7 +48,7 @@ public:
         if (same == cuts_.end()) same = cuts_.insert(cuts_.end(), Cut{std::string{what}, limit});
         ++same->count;
         same->longest = std::max(same->longest, field.size());
-        field = cut(std::move(field), limit);
+        field = cut(field, limit);
     }
 
     void question(QuestionAsked& q, const std::string& id) {
