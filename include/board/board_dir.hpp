@@ -4,6 +4,7 @@
 // never reaches disk.
 
 #include <board/expected.hpp>
+#include <board/ticket.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -47,6 +48,14 @@ std::optional<std::filesystem::path> find_board(const std::filesystem::path& sta
 
 /// `<board_root>/tickets`.
 std::filesystem::path tickets_dir(const std::filesystem::path& board_root);
+
+/// `<board_root>/.board/worktrees/<id>`: the git worktree a ticket's work is done in, on its
+/// branch ticket_branch(id). Touches no disk.
+std::filesystem::path worktree_dir(const std::filesystem::path& board_root, std::string_view id);
+
+/// `<run>-<phase>`: the stem of a run's files in `tickets/<ID>/runs/` (its `.prompt.md`, its
+/// `.log` and its folder).
+std::string run_file_stem(std::string_view run, Status phase);
 
 /// `<board_root>/tickets/<id>`, or nullopt when `id` is not a valid ticket id
 /// (is_valid_ticket_id): the check comes before any path is formed. Touches no disk.

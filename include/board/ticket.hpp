@@ -357,6 +357,9 @@ std::string_view to_string(QuestionStatus);
 template <class Enum>
 std::optional<Enum> parse(std::string_view text);
 
+/// `board/<id>`: the git branch a ticket's work is done on, in its worktree.
+std::string ticket_branch(std::string_view id);
+
 /// `human:ana`, `agent:research`, `system`.
 std::string to_string(const Actor&);
 /// The inverse of to_string; nullopt when is_valid_actor would be false.

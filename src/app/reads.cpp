@@ -5,6 +5,7 @@
 #include <board/app.hpp>
 #include <board/artifact.hpp>
 #include <board/board_config.hpp>
+#include <board/board_dir.hpp>
 #include <board/codec.hpp>
 #include <board/event_log.hpp>
 #include <board/reduce.hpp>
@@ -246,7 +247,7 @@ Result<std::vector<RunView>> Board::runs(const std::string& id) {
             r.iteration = started->iteration;
             r.branch = started->branch;
             r.started_at = e.at;
-            const std::string stem = started->run + "-" + std::string{to_string(started->phase)};
+            const std::string stem = run_file_stem(started->run, started->phase);
             r.prompt_file = folder / (stem + ".prompt.md");
             r.log_file = folder / (stem + ".log");
             runs.push_back(std::move(r));

@@ -147,6 +147,14 @@ fs::path tickets_dir(const fs::path& board_root) {
     return board_root / "tickets";
 }
 
+fs::path worktree_dir(const fs::path& board_root, std::string_view id) {
+    return board_root / ".board" / "worktrees" / fs::path{std::string{id}};
+}
+
+std::string run_file_stem(std::string_view run, Status phase) {
+    return std::string{run} + "-" + std::string{to_string(phase)};
+}
+
 std::optional<fs::path> ticket_dir(const fs::path& board_root, std::string_view id) {
     if (!is_valid_ticket_id(id)) return std::nullopt;
     return tickets_dir(board_root) / fs::path{std::string{id}};

@@ -511,7 +511,7 @@ private:
         const bool in_worktree =
             (phase == Status::implementing && config_.implementing.worktree) ||
             (phase == Status::review && !known_.all().at(id).ticket->branch.empty());
-        return in_worktree ? "board/" + id : std::string{};
+        return in_worktree ? ticket_branch(id) : std::string{};
     }
 
     // ---- shipping ------------------------------------------------------------------------
@@ -579,7 +579,7 @@ private:
     void clean_up_cancelled(const Ticket& ticket) {
         if (!config_.ship.cleanup || shipping_.count(ticket.id) != 0) return;
         std::error_code ec;
-        if (!fs::exists(options_.board_root / ".board" / "worktrees" / ticket.id, ec)) return;
+        if (!fs::exists(worktree_dir(options_.board_root, ticket.id), ec)) return;
         ShipRequest request;
         request.id = ticket.id;
         request.branch = ticket.branch;

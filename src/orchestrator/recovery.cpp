@@ -4,6 +4,7 @@
 
 #include <board/agent_dialect.hpp>
 #include <board/agent_output.hpp>
+#include <board/board_dir.hpp>
 #include <board/event_log.hpp>
 
 #include <fmt/format.h>
@@ -24,7 +25,7 @@ std::optional<RunRecord> resolve_leftover_run(const RunContext& context,
                                               const std::function<void(const std::string&)>& say) {
     const fs::path ticket_dir = context.board_root / "tickets" / id;
     const fs::path runs = ticket_dir / "runs";
-    const std::string stem = run.id + "-" + std::string{to_string(run.phase)};
+    const std::string stem = run_file_stem(run.id, run.phase);
     for (const auto& agent : found) {
         // The directory is compared as a file, so another board's PROJ-1 run 0001 is never
         // taken for this one's.

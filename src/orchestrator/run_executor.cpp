@@ -6,6 +6,7 @@
 #include "support/unique_fd.hpp"
 
 #include <board/agent_dialect.hpp>
+#include <board/board_dir.hpp>
 #include <board/sandbox.hpp>
 
 #include <cstdlib>
@@ -60,7 +61,7 @@ asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
     const BoardConfig& config = *context.config;
     const fs::path dir = context.board_root / "tickets" / id;
     const fs::path runs = dir / "runs";
-    const std::string stem = running.run_id + "-" + std::string{to_string(running.phase)};
+    const std::string stem = run_file_stem(running.run_id, running.phase);
     const fs::path prompt_file = runs / (stem + ".prompt.md");
     const fs::path log_file = runs / (stem + ".log");
     const std::string artifact_name = artifact_file_name(running.phase);

@@ -190,12 +190,12 @@ asio::awaitable<std::variant<fs::path, std::string>> ensure_worktree(asio::any_i
                                                                      const fs::path& log_file) {
     const auto private_dir = private_folder(board_root);
     if (!private_dir) co_return private_dir.error().message;
-    const fs::path path = private_dir.value() / "worktrees" / id;
+    const fs::path path = worktree_dir(board_root, id);
     std::error_code ec;
     if (fs::exists(path / ".git", ec)) co_return path;
     fs::create_directories(path.parent_path(), ec);
     write_file_atomically(private_dir.value() / ".gitignore", "*\n");
-    const std::string branch = "board/" + id;
+    const std::string branch = ticket_branch(id);
     // Hooks and fsmonitor off: nothing in the repository runs as the daemon.
     const auto worktree_add = [&](std::vector<std::string> args) {
         std::vector<std::string> argv{"git",

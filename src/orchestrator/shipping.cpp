@@ -96,7 +96,7 @@ std::vector<std::string> git(const fs::path& dir, std::vector<std::string> args)
 }
 
 fs::path worktree_of(const ShipRequest& r) {
-    return r.board_root / ".board" / "worktrees" / r.id;
+    return worktree_dir(r.board_root, r.id);
 }
 
 ShipFailed failed(const ShipRequest& r, std::string reason) {

@@ -156,7 +156,7 @@ Outcome apply(Ticket& t, const Event& e, const RunStarted& r) {
                        " is in ",
                        to_string(t.status)});
     }
-    if (!r.branch.empty() && r.branch != "board/" + t.id) {
+    if (!r.branch.empty() && r.branch != ticket_branch(t.id)) {
         return reject(
             RejectReason::invalid_field,
             {"run-started: a run of ", t.id, " works on board/", t.id, ", not ", r.branch});

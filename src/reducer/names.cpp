@@ -94,6 +94,10 @@ template <> std::optional<Verdict> parse<Verdict>(std::string_view t) { return f
 
 // clang-format on
 
+std::string ticket_branch(std::string_view id) {
+    return "board/" + std::string{id};
+}
+
 std::string to_string(const Actor& actor) {
     if (actor.kind == ActorKind::system) return "system";
     std::string out{to_string(actor.kind)};
