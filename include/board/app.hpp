@@ -119,6 +119,23 @@ struct NextRequest {
     std::vector<Awaiting> types;  ///< with `human`: only these (empty: any)
 };
 
+/// A reviewer's remark on one line of a ticket's diff (`board reject --comment`, the page's
+/// diff view).
+struct LineComment {
+    std::string file;  ///< as the diff names it, e.g. `src/retry.cpp`
+    int line = 0;      ///< in the new version of the file, from 1
+    std::string text;
+};
+
+/// `FILE:LINE:TEXT` (the CLI's `--comment`); nullopt with `error` set otherwise.
+std::optional<LineComment> parse_line_comment(std::string_view text, std::string& error);
+
+/// The feedback with the comments after it, one `- file:line: text` bullet each; the feedback
+/// alone when there are none. Refused (a sentence) when a comment has no file, a line below
+/// 1 or blank text.
+Result<std::string> feedback_with_comments(const std::string& feedback,
+                                           const std::vector<LineComment>& comments);
+
 // ---------------------------------------------------------------------------------------------
 // Results of reads
 
@@ -145,6 +162,50 @@ std::optional<HumanRequest> request_of(const Ticket& ticket);
 /// their options, `artifact`, `since`, `commands`).
 std::string request_json(const HumanRequest& request);
 
+/// Why a ticket is where it is and what would move it: the one answer `show`, `list`'s TURN
+/// column, the page's cards and the daemon's status line give (docs/semantics.md, "Why a
+/// ticket is not moving"). Derived from the board and its policy alone.
+struct Standing {
+    enum class Kind : std::uint8_t {
+        done,
+        shipping,     ///< done; the daemon owes its branch a ship
+        epic,         ///< a container: moves when its children do
+        awaiting,     ///< a person's turn (request_of says what for)
+        running,      ///< an agent is at work on it
+        blocked,      ///< a `blocked_by` ticket is not done
+        manual,       ///< backlog/ready with its auto flag off: a person starts it
+        wip_held,     ///< the column it would enter is full, or its agents are all busy
+        backing_off,  ///< its last attempt failed: no run before `until`
+        agent_next,   ///< the daemon starts its next run when it gets to it
+    };
+    Kind kind = Kind::agent_next;
+    /// A few characters for a table cell or a card: `agent`, `wip 2/2`, `blocked`, `review`.
+    std::string turn;
+    /// One sentence: what it waits for, since when or until when, and what would move it.
+    std::string why;
+    std::vector<std::string> blockers;  ///< blocked: the blocking tickets not done
+    UnixMillis until = 0;               ///< backing_off: no run before this
+};
+
+std::string_view to_string(Standing::Kind kind);
+
+/// Standings of tickets on one board under one policy at wall time `now`: the columns are
+/// counted once, then each ticket is answered in O(its blockers).
+class Standings {
+public:
+    Standings(const Catalog& catalog, const Policy& policy, UnixMillis now);
+    Standing of(const Ticket& ticket) const;
+
+private:
+    const Catalog& catalog_;
+    const Policy& policy_;
+    UnixMillis now_;
+    BoardFacts counts_;
+};
+
+/// `{"kind","turn","why","blockers","until"}` (`until` only while backing off).
+std::string standing_json(const Standing& standing);
+
 /// Tickets a board-wide query picked, and the board they were picked from (rendering asks it
 /// for an epic's progress, whether a blocker is done, whose turn it is).
 struct Picked {
@@ -154,6 +215,10 @@ struct Picked {
     /// inbox(): what each entry asks of a person (request_of), in `entries` order; written
     /// as each entry's `request`. Empty for the other queries.
     std::vector<std::optional<HumanRequest>> requests;
+    /// The board's policy and the time of the read: each entry is written with its
+    /// `standing`. None when board.yaml did not load (a warning says so).
+    std::optional<Policy> policy;
+    UnixMillis now = 0;
 };
 
 /// `next`: the whole ticket, or none.
@@ -178,6 +243,9 @@ struct TicketView {
     /// are, derived not stored), and whether that makes it done though its log does not say so.
     std::optional<EpicProgress> epic;
     bool done_by_children = false;
+    /// Why it is where it is (the current state only, not a replay step); none when the
+    /// board or board.yaml did not load (a warning says so).
+    std::optional<Standing> standing;
     std::vector<std::string> warnings;
 };
 
@@ -309,7 +377,12 @@ public:
     // Writes, as `by`.
     Result<Written> create(const CreateRequest& request, const Actor& by);
     Result<Written> approve(const std::string& id, const std::string& note, const Actor& by);
-    Result<Written> reject(const std::string& id, const std::string& feedback, const Actor& by);
+    /// `comments` (a reviewer's remarks on lines of the diff) are written into the feedback,
+    /// each as `file:line: text`, so the next run's prompt carries them with the rest.
+    Result<Written> reject(const std::string& id,
+                           const std::string& feedback,
+                           const Actor& by,
+                           const std::vector<LineComment>& comments = {});
     Result<Written> note(const std::string& id,
                          const std::string& text,
                          NoteFrom from,
@@ -365,6 +438,8 @@ private:
                           const Actor& by,
                           const std::vector<Payload>& payloads);
     Result<Written> committed(const std::filesystem::path& dir, Ticket ticket);
+    /// Why `ticket` (as folded now) is where it is; loads the board only when it matters.
+    std::optional<Standing> standing_now(const Ticket& ticket, std::vector<std::string>& warnings);
 
     std::filesystem::path root_;
 };

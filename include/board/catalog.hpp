@@ -109,6 +109,9 @@ public:
     /// What next_action() needs of the rest of the board for `ticket`. A `blocked_by` id
     /// that is not on the board counts as not done: nothing runs past a blocker nobody can see.
     BoardFacts facts_for(const Ticket& ticket) const;
+    /// How many tickets each column holds and how many runs are in flight in each, for the
+    /// whole board (`blockers_done` left true): count once, then ask per ticket.
+    BoardFacts column_facts() const;
     /// Every `blocked_by` ticket is done (one not on the board is not).
     bool blockers_done(const Ticket& ticket) const;
 

@@ -116,11 +116,20 @@ std::string to_json(const Picked& picked) {
     std::string out;
     out.reserve(picked.entries.size() * 512 + 4);
     out += '[';
+    std::optional<Standings> standings;
+    if (picked.policy) standings.emplace(*picked.catalog, *picked.policy, picked.now);
     for (std::size_t i = 0; i < picked.entries.size(); ++i) {
         if (i > 0) out += ',';
         append_entry_json(out, *picked.catalog, *picked.entries[i]);
+        // The entry's closing brace comes off: what follows goes inside it.
+        if (standings) {
+            out.pop_back();
+            out += ",\"standing\":";
+            out += standing_json(standings->of(picked.entries[i]->ticket));
+            out += '}';
+        }
         if (i < picked.requests.size() && picked.requests[i]) {
-            out.pop_back();  // the entry's closing brace: the request goes inside
+            out.pop_back();
             out += ",\"request\":";
             out += request_json(*picked.requests[i]);
             out += '}';
@@ -135,12 +144,23 @@ std::string to_json(const Written& written) {
 }
 
 std::string to_json(const TicketView& view) {
-    if (!view.epic) return encode_ticket(view.ticket) + "\n";
-    auto json = ticket_to_json(view.ticket);
-    json["children"] = view.epic->children;
-    json["children_done"] = view.epic->done;
-    if (view.done_by_children) json["status"] = "done";
-    return boost::json::serialize(json) + "\n";
+    std::string out;
+    if (!view.epic) {
+        out = encode_ticket(view.ticket);
+    } else {
+        auto json = ticket_to_json(view.ticket);
+        json["children"] = view.epic->children;
+        json["children_done"] = view.epic->done;
+        if (view.done_by_children) json["status"] = "done";
+        out = boost::json::serialize(json);
+    }
+    if (view.standing) {
+        out.pop_back();  // the closing brace: the standing goes inside
+        out += ",\"standing\":";
+        out += standing_json(*view.standing);
+        out += '}';
+    }
+    return out + "\n";
 }
 
 std::string replay_step_json(const TicketView& view) {

@@ -43,7 +43,9 @@ Picked picked(const std::shared_ptr<const CatalogLoad>& load,
     return Picked{std::shared_ptr<const Catalog>(load, &load->catalog),
                   std::move(entries),
                   load->warnings,
-                  {}};
+                  {},
+                  std::nullopt,
+                  0};
 }
 
 Result<BoardConfig> config_of(const fs::path& root, std::string_view action) {
@@ -52,6 +54,23 @@ Result<BoardConfig> config_of(const fs::path& root, std::string_view action) {
         return refusal(Kind::storage,
                        fmt::format("{}: board.yaml: {}", action, config.error().message));
     return std::move(config).value();
+}
+
+/// The policy a read explains standings by; a board.yaml that does not load costs the reader
+/// the standings, not the read, and a warning says so.
+std::optional<Policy> policy_for_standings(const fs::path& root,
+                                           std::string_view action,
+                                           std::vector<std::string>& warnings) {
+    auto config = config_of(root, action);
+    if (config) return config.value().policy;
+    warnings.push_back(config.error().message + " (no standings shown)");
+    return std::nullopt;
+}
+
+Picked with_standings(Picked picked, const fs::path& root, std::string_view action) {
+    picked.policy = policy_for_standings(root, action, picked.warnings);
+    picked.now = wall_clock_now();
+    return picked;
 }
 
 // Same thresholds as Temporal's history warnings (spec/storage.md).
@@ -134,12 +153,31 @@ Result<std::shared_ptr<const CatalogLoad>> Board::board_wide(std::string_view ac
         std::make_shared<CatalogLoad>(std::move(fresh).value()));
 }
 
+std::optional<Standing> Board::standing_now(const Ticket& ticket,
+                                            std::vector<std::string>& warnings) {
+    const auto policy = policy_for_standings(root_, "show", warnings);
+    if (!policy) return std::nullopt;
+    const bool alone = ticket.type != TicketType::epic &&
+                       (ticket.status == Status::done || ticket.awaiting || ticket.run);
+    if (alone) {
+        // The rest of the board cannot change what the ticket itself says: no load.
+        const Catalog none;
+        return Standings(none, *policy, wall_clock_now()).of(ticket);
+    }
+    auto load = board_wide("show");
+    if (!load) {
+        warnings.push_back(load.error().message + " (no standing shown)");
+        return std::nullopt;
+    }
+    return Standings(load.value()->catalog, *policy, wall_clock_now()).of(ticket);
+}
+
 Result<Picked> Board::list(const ListFilter& filter) {
     auto load = board_wide("list");
     if (!load) return std::move(load).error();
     const auto& board = load.value();
     if (auto refused = unless_epic(*board, filter.parent, "list --parent")) return *refused;
-    return picked(board, board->catalog.list(filter));
+    return with_standings(picked(board, board->catalog.list(filter)), root_, "list");
 }
 
 Result<Picked> Board::ready(const NextFilter& filter) {
@@ -149,7 +187,10 @@ Result<Picked> Board::ready(const NextFilter& filter) {
     auto config = config_of(root_, "ready");
     if (!config) return std::move(config).error();
     if (auto refused = unless_epic(*board, filter.epic, "ready")) return *refused;
-    return picked(board, board->catalog.ready(config.value().policy, filter));
+    Picked out = picked(board, board->catalog.ready(config.value().policy, filter));
+    out.policy = config.value().policy;
+    out.now = wall_clock_now();
+    return out;
 }
 
 Result<Picked> Board::inbox() {
@@ -160,7 +201,7 @@ Result<Picked> Board::inbox() {
     std::stable_sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) {
         return a->ticket.updated_at < b->ticket.updated_at;
     });
-    Picked out = picked(board, std::move(entries));
+    Picked out = with_standings(picked(board, std::move(entries)), root_, "inbox");
     // What each asks needs its notes and questions: the whole log of each, and an inbox is
     // short.
     for (const CatalogEntry* entry : out.entries) {
@@ -295,6 +336,7 @@ Result<TicketView> Board::show(const std::string& id, std::optional<std::int64_t
                                    folded.failure->second.message),
                        std::move(view.warnings));
     view.ticket = std::move(folded.ticket);
+    if (!until) view.standing = standing_now(view.ticket, view.warnings);
     if (auto long_log = long_log_warning(root_ / "tickets" / id, view.events.size()))
         view.warnings.push_back(fmt::format("{}: {}", id, *long_log));
     if (view.ticket.type == TicketType::epic) {

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <chrono>
 
 namespace fs = std::filesystem;
@@ -207,12 +208,62 @@ Result<Written> Board::approve(const std::string& id, const std::string& note, c
     return write("approve", id, by, {VerdictGiven{Verdict::approved, note}});
 }
 
-Result<Written> Board::reject(const std::string& id, const std::string& feedback, const Actor& by) {
-    if (is_blank(feedback))
+std::optional<LineComment> parse_line_comment(std::string_view text, std::string& error) {
+    const auto first = text.find(':');
+    const auto second = first == std::string_view::npos ? first : text.find(':', first + 1);
+    if (second == std::string_view::npos) {
+        error = fmt::format("\"{}\" is not FILE:LINE:TEXT", text);
+        return std::nullopt;
+    }
+    LineComment comment;
+    comment.file = std::string{text.substr(0, first)};
+    const auto line = text.substr(first + 1, second - first - 1);
+    const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), comment.line);
+    if (ec != std::errc{} || end != line.data() + line.size()) {
+        error = fmt::format("\"{}\": the line \"{}\" is not a number", text, line);
+        return std::nullopt;
+    }
+    comment.text = std::string{text.substr(second + 1)};
+    return comment;
+}
+
+Result<std::string> feedback_with_comments(const std::string& feedback,
+                                           const std::vector<LineComment>& comments) {
+    std::string out = feedback;
+    for (const auto& c : comments) {
+        if (c.file.empty() || c.file.find('\n') != std::string::npos)
+            return refusal(Kind::invalid, "a comment names no file (or a file with a line break)");
+        if (c.line < 1)
+            return refusal(
+                Kind::invalid,
+                fmt::format("a comment on {} has line {}: lines count from 1", c.file, c.line));
+        if (is_blank(c.text))
+            return refusal(Kind::invalid,
+                           fmt::format("the comment on {}:{} is blank", c.file, c.line));
+    }
+    if (comments.empty()) return out;
+    while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+    out += out.empty() ? "Comments on the diff:\n" : "\n\nComments on the diff:\n";
+    for (const auto& c : comments) out += fmt::format("- {}:{}: {}\n", c.file, c.line, c.text);
+    out.pop_back();
+    return out;
+}
+
+Result<Written> Board::reject(const std::string& id,
+                              const std::string& feedback,
+                              const Actor& by,
+                              const std::vector<LineComment>& comments) {
+    auto full = feedback_with_comments(feedback, comments);
+    if (!full) {
+        Refusal refused = std::move(full).error();
+        refused.message = fmt::format("reject {}: {}", id, refused.message);
+        return refused;
+    }
+    if (is_blank(full.value()))
         return refusal(
             Kind::refused,
             fmt::format("reject {}: the feedback is blank: an agent cannot act on a bare no", id));
-    return write("reject", id, by, {VerdictGiven{Verdict::rejected, feedback}});
+    return write("reject", id, by, {VerdictGiven{Verdict::rejected, full.value()}});
 }
 
 Result<Written> Board::note(const std::string& id,

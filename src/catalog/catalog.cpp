@@ -116,14 +116,18 @@ EpicState Catalog::epic_state(const Ticket& ticket) const {
     return epic_in_flight_.count(ticket.parent) ? EpicState::in_flight : EpicState::open;
 }
 
-BoardFacts Catalog::facts_for(const Ticket& ticket) const {
-    // O(board): fine for one ticket; ready() counts the columns once for all of them.
+BoardFacts Catalog::column_facts() const {
     BoardFacts facts;
     for (const auto& e : entries_) {
-        const auto column = static_cast<std::size_t>(e.ticket.status);
-        ++facts.in_status[column];
+        ++facts.in_status[static_cast<std::size_t>(e.ticket.status)];
         if (e.ticket.run) ++facts.runs_in_status[static_cast<std::size_t>(e.ticket.run->phase)];
     }
+    return facts;
+}
+
+BoardFacts Catalog::facts_for(const Ticket& ticket) const {
+    // O(board): fine for one ticket; ready() counts the columns once for all of them.
+    BoardFacts facts = column_facts();
     facts.blockers_done = blockers_done(ticket);
     return facts;
 }
@@ -189,12 +193,7 @@ std::vector<const CatalogEntry*> Catalog::list(const ListFilter& filter) const {
 
 std::vector<const CatalogEntry*> Catalog::ready(const Policy& policy,
                                                 const NextFilter& filter) const {
-    BoardFacts board_facts;
-    for (const auto& e : entries_) {
-        ++board_facts.in_status[static_cast<std::size_t>(e.ticket.status)];
-        if (e.ticket.run)
-            ++board_facts.runs_in_status[static_cast<std::size_t>(e.ticket.run->phase)];
-    }
+    const BoardFacts board_facts = column_facts();
     std::vector<const CatalogEntry*> picked;
     for (const auto& e : entries_) {
         const Ticket& t = e.ticket;

@@ -111,7 +111,7 @@ int print_query(const GlobalOptions& options, std::string_view command, const ap
 int print_picked(const Session& session, const app::Result<app::Picked>& picked) {
     if (!picked) return report(picked.error());
     const auto& p = picked.value();
-    std::cout << entries_table(*p.catalog, p.entries, session.colour());
+    std::cout << entries_table(p, session.colour());
     warn_all(p.warnings);
     return 0;
 }
@@ -120,8 +120,16 @@ std::string show_text(const app::TicketView& view) {
     const Ticket& t = view.ticket;
     const auto block = printable_block;
     std::string out = fmt::format("{}  {}\n", t.id, printable(t.title));
-    out += fmt::format("  {}\n",
-                       view.done_by_children ? "done (every child is done)" : describe_state(t));
+    using Kind = app::Standing::Kind;
+    std::string state = view.done_by_children ? "done (every child is done)" : describe_state(t);
+    // Not the agent's turn after all: held by the board (WIP, a blocker, a backoff, a gate).
+    const bool held = view.standing && view.standing->kind != Kind::agent_next &&
+                      view.standing->kind != Kind::running && !t.awaiting;
+    if (const auto at = state.find(", agent's turn"); held && at != std::string::npos)
+        state.replace(at, 14, ", " + view.standing->turn);
+    out += fmt::format("  {}\n", state);
+    if (view.standing && view.standing->kind != Kind::awaiting && view.standing->kind != Kind::done)
+        out += fmt::format("  why: {}\n", view.standing->why);
     out += request_text(t);
     if (view.epic)
         out +=

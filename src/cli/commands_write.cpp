@@ -116,15 +116,32 @@ Run declare_approve(CLI::App& sub) {
     };
 }
 
+struct RejectArgs {
+    std::string id;
+    std::string text;
+    std::vector<std::string> comments;
+};
+
 Run declare_reject(CLI::App& sub) {
-    auto args = std::make_shared<IdText>();
+    auto args = std::make_shared<RejectArgs>();
     sub.add_option("ID", args->id, "ticket id")->required();
-    sub.add_option("FEEDBACK", args->text, "what to change; an agent cannot act on a bare no")
-        ->required();
-    sub.footer("Example:\n  board reject PROJ-4 \"Use the existing retry helper\"");
+    sub.add_option("FEEDBACK", args->text, "what to change; an agent cannot act on a bare no");
+    sub.add_option("--comment",
+                   args->comments,
+                   "FILE:LINE:TEXT, a remark on a line of `board diff` (repeatable)");
+    sub.footer(
+        "Examples:\n  board reject PROJ-4 \"Use the existing retry helper\"\n"
+        "  board reject PROJ-4 \"Close to done\" --comment src/retry.cpp:42:\"no sleep here\"");
     return [args](const GlobalOptions& options) {
+        std::vector<app::LineComment> comments;
+        for (const auto& text : args->comments) {
+            std::string error;
+            auto comment = app::parse_line_comment(text, error);
+            if (!comment) return fail(Exit::usage, "reject", "--comment " + error);
+            comments.push_back(std::move(*comment));
+        }
         return writing(options, "reject", [&](app::Board& b, const Actor& by) {
-            return b.reject(args->id, args->text, by);
+            return b.reject(args->id, args->text, by, comments);
         });
     };
 }

@@ -122,8 +122,11 @@ std::string render(const Table& table, bool colour) {
     return out;
 }
 
-std::string turn_of(const Catalog& catalog, const CatalogEntry& entry) {
+std::string turn_of(const Catalog& catalog,
+                    const CatalogEntry& entry,
+                    const app::Standings* standings) {
     const Ticket& t = entry.ticket;
+    if (standings) return standings->of(t).turn;
     if (catalog.shown_status(t) == Status::done) return "-";
     if (t.awaiting) return std::string{to_string(*t.awaiting)};
     if (t.run) return "running";
@@ -135,22 +138,24 @@ std::string turn_of(const Catalog& catalog, const CatalogEntry& entry) {
     return "agent";
 }
 
-std::string entries_table(const Catalog& catalog,
-                          const std::vector<const CatalogEntry*>& entries,
-                          bool colour) {
+std::string entries_table(const app::Picked& picked, bool colour) {
+    const Catalog& catalog = *picked.catalog;
+    std::optional<app::Standings> standings;
+    if (picked.policy) standings.emplace(catalog, *picked.policy, picked.now);
     Table table;
     table.header = {"ID", "STATUS", "TURN", "P", "TYPE", "TITLE"};
-    table.rows.reserve(entries.size());
-    for (const auto* e : entries) {
+    table.rows.reserve(picked.entries.size());
+    for (const auto* e : picked.entries) {
         const Ticket& t = e->ticket;
         const Status shown = catalog.shown_status(t);
-        std::string turn = turn_of(catalog, *e);
+        std::string turn = turn_of(catalog, *e, standings ? &*standings : nullptr);
         std::string title = t.title;
         if (!t.parent.empty()) title += fmt::format("  ({})", t.parent);
         std::string turn_colour = t.awaiting              ? "1;33"  // a human is needed
                                   : t.run                 ? "36"
                                   : turn == "blocked"     ? "31"
                                   : shown == Status::done ? "2"
+                                  : turn != "agent"       ? "35"  // held: not the agent's turn
                                                           : "";
         const std::string row_colour = shown == Status::done ? "2" : "";
         table.rows.push_back({t.id,

@@ -36,10 +36,9 @@ struct Table {
 
 std::string render(const Table& table, bool colour);
 
-/// The ID/STATUS/TURN/P/TYPE/TITLE table of entries, as `list` and `ready` print it.
-std::string entries_table(const Catalog& catalog,
-                          const std::vector<const CatalogEntry*>& entries,
-                          bool colour);
+/// The ID/STATUS/TURN/P/TYPE/TITLE table of what a query picked, as `list` and `ready` print
+/// it. TURN is the entry's standing (`agent`, `wip 2/2`, `manual`, an awaiting kind).
+std::string entries_table(const app::Picked& picked, bool colour);
 
 /// An import's report as `board import-ticks` prints it: what maps to what, what the board
 /// could not say, and who the events are by.
@@ -48,7 +47,10 @@ std::string import_report_text(const app::ImportReport& report, const Actor& by)
 /// The `import-ticks --help` footer: what maps to what, and an example.
 std::string import_ticks_help();
 
-/// Whose turn it is, in one word: the awaiting type, `running`, `blocked`, `agent`, or `-`.
-std::string turn_of(const Catalog& catalog, const CatalogEntry& entry);
+/// Whose turn it is, in one word: the standing's turn when `standings` is given, else (no
+/// board.yaml to explain it by) the awaiting type, `running`, `blocked`, `agent`, or `-`.
+std::string turn_of(const Catalog& catalog,
+                    const CatalogEntry& entry,
+                    const app::Standings* standings);
 
 }  // namespace board::cli

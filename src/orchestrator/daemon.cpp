@@ -690,10 +690,23 @@ private:
         poll_timer_.cancel();
     }
 
-    BoardSnapshot snapshot() const {
+    BoardSnapshot snapshot() {
         BoardSnapshot s;
         for (const auto& [id, entry] : known_.all()) {
             if (entry.ticket) s.tickets.push_back(entry.ticket);
+        }
+        // What holds a ticket the agent would otherwise take: the same words `board show`
+        // and the page give.
+        if (const auto board = live_->current()) {
+            const Catalog& catalog = board.value()->catalog;
+            const app::Standings standings(catalog, config_.policy, wall_clock_now());
+            for (const auto& entry : catalog.entries()) {
+                auto standing = standings.of(entry.ticket);
+                using Kind = app::Standing::Kind;
+                if (standing.kind == Kind::wip_held || standing.kind == Kind::blocked ||
+                    standing.kind == Kind::backing_off)
+                    s.held.push_back(HeldTicket{entry.ticket.id, std::move(standing)});
+            }
         }
         return s;
     }

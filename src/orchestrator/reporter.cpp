@@ -213,8 +213,17 @@ void Reporter::draw_block() {
     if (!live()) return;
     int awaiting = 0;
     const std::string counts = column_counts(board_, awaiting);
-    std::cout << "\x1b[2m── " << counts << " · " << awaiting << " awaiting a human\x1b[0m\n";
+    std::cout << "\x1b[2m── " << counts << " · " << awaiting << " awaiting a human";
+    if (!board_.held.empty()) std::cout << " · " << board_.held.size() << " held";
+    std::cout << "\x1b[0m\n";
     block_lines_ = 1;
+    constexpr std::size_t held_lines = 3;
+    for (std::size_t i = 0; i < board_.held.size() && i < held_lines; ++i) {
+        const auto& h = board_.held[i];
+        std::cout << fmt::format(
+            "\x1b[2m  {:<10} {:<12} {}\x1b[0m\n", h.id, h.standing.turn, clip(h.standing.why, 70));
+        ++block_lines_;
+    }
     const auto now = std::chrono::steady_clock::now();
     for (const auto& [id, a] : agents_) {
         std::cout << fmt::format("  \x1b[1m{:<10}\x1b[0m {:<12} {:>6}  {}\n",
@@ -235,6 +244,11 @@ void Reporter::summary(const BoardSnapshot& snapshot) {
     std::vector<std::shared_ptr<const Ticket>> waiting;
     for (const auto& t : snapshot.tickets)
         if (t->awaiting) waiting.push_back(t);
+    if (!snapshot.held.empty()) {
+        std::cout << snapshot.held.size() << " ticket(s) held back by the board:\n";
+        for (const auto& h : snapshot.held)
+            std::cout << fmt::format("  {:<10} {:<12} {}\n", h.id, h.standing.turn, h.standing.why);
+    }
     if (waiting.empty()) {
         std::cout << "Nobody is waiting for a human.\n";
         return;

@@ -1,11 +1,13 @@
 #pragma once
 // What a person (or a log collector) sees of the daemon: one line per appended event, the
 // problems it met, and on a terminal a status block redrawn in place (one line per running
-// agent: ticket, phase, elapsed, last output line; tickets per column; who awaits a human).
+// agent: ticket, phase, elapsed, last output line; tickets per column; who awaits a human; what
+// the board holds back and why).
 
 #include "orchestrator/daemon.hpp"
 #include "orchestrator/run_executor.hpp"
 
+#include <board/app.hpp>
 #include <board/event.hpp>
 #include <board/ticket.hpp>
 
@@ -18,8 +20,15 @@
 
 namespace board::orchestrator {
 
+/// A ticket the agent would take but the board holds back (WIP, a blocker, a backoff).
+struct HeldTicket {
+    std::string id;
+    app::Standing standing;
+};
+
 struct BoardSnapshot {
     std::vector<std::shared_ptr<const Ticket>> tickets;
+    std::vector<HeldTicket> held;
 };
 
 class Reporter {

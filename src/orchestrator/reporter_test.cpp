@@ -90,11 +90,30 @@ TEST_CASE("the summary says who awaits a human and what to type next") {
     done->status = Status::done;
 
     CapturedStdout out;
-    Reporter(DaemonOptions::Output::text).summary(BoardSnapshot{{waiting, plan, done}});
+    Reporter(DaemonOptions::Output::text).summary(BoardSnapshot{{waiting, plan, done}, {}});
     const std::string text = out.text.str();
     CHECK(text.find("research 1 · ready 0 · planning 1") != std::string::npos);
     CHECK(text.find("done 1") != std::string::npos);
     CHECK(text.find("2 ticket(s) await a human") != std::string::npos);
     CHECK(text.find("board answer PROJ-6.q1") != std::string::npos);
     CHECK(text.find("board approve PROJ-4") != std::string::npos);
+}
+
+TEST_CASE("the summary names the tickets the board holds back and why") {
+    auto held = std::make_shared<Ticket>();
+    held->id = "PROJ-8";
+    held->status = Status::ready;
+    app::Standing standing{app::Standing::Kind::wip_held,
+                           "wip 2/2",
+                           "waits for room in planning: it holds 2 of 2 tickets (wip.planning)",
+                           {},
+                           0};
+    CapturedStdout out;
+    Reporter(DaemonOptions::Output::text)
+        .summary(BoardSnapshot{{held}, {HeldTicket{"PROJ-8", standing}}});
+    const std::string text = out.text.str();
+    CHECK(text.find("1 ticket(s) held back by the board") != std::string::npos);
+    CHECK(text.find("PROJ-8") != std::string::npos);
+    CHECK(text.find("wip 2/2") != std::string::npos);
+    CHECK(text.find("waits for room in planning") != std::string::npos);
 }

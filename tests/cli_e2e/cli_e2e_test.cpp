@@ -987,8 +987,11 @@ void check_queries_agree_with_the_logs(const TempBoard& b,
     }
     for (std::size_t i = 0; i < ids.size(); ++i) {
         INFO(ids[i]);
-        CHECK(boost::json::parse(now.shows[i]) ==
-              boost::json::parse(encode_ticket(fold_of(b, ids[i]))));
+        // `show` adds what the log alone cannot say (the standing on the board): the rest
+        // is the fold.
+        auto shown = boost::json::parse(now.shows[i]).as_object();
+        CHECK(shown.erase("standing") == 1);
+        CHECK(boost::json::value(shown) == boost::json::parse(encode_ticket(fold_of(b, ids[i]))));
     }
     CHECK(boost::json::parse(now.next).as_object().at("id").as_string() == expected_next);
 }

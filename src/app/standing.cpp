@@ -1,0 +1,191 @@
+// Why a ticket is where it is: next_action()'s answer for the ticket on its board, put in the
+// words a person reads. The daemon acts on the same next_action(), so what is said here is
+// what the daemon will do.
+
+#include "codec/json_writer.hpp"
+
+#include <board/app.hpp>
+#include <board/codec.hpp>
+
+#include <fmt/format.h>
+
+#include <array>
+
+namespace board::app {
+namespace {
+
+using Kind = Standing::Kind;
+
+Standing make(Kind kind, std::string turn, std::string why) {
+    return Standing{kind, std::move(turn), std::move(why), {}, 0};
+}
+
+/// What the ticket alone says, or nullopt when the rest of the board matters.
+std::optional<Standing> from_ticket(const Ticket& t) {
+    if (t.status == Status::done) {
+        if (t.ship_owed)
+            return make(Kind::shipping,
+                        "ship",
+                        fmt::format("approved: board-daemon ships {} as board.yaml's ship: says",
+                                    t.branch));
+        const bool cancelled = t.resolution == Resolution::wont_do;
+        return make(Kind::done, "-", cancelled ? "done (cancelled)" : "done (completed)");
+    }
+    if (t.awaiting)
+        return make(Kind::awaiting,
+                    std::string{to_string(*t.awaiting)},
+                    fmt::format("waits for a person ({}, {}) since {}: `board show {}` says what "
+                                "is asked",
+                                to_string(*t.awaiting),
+                                to_string(t.handoff),
+                                format_timestamp(t.updated_at),
+                                t.id));
+    if (t.run)
+        return make(Kind::running,
+                    "running",
+                    fmt::format("an agent is at work: run {} ({}) since {}",
+                                t.run->id,
+                                to_string(t.run->phase),
+                                format_timestamp(t.run->started_at)));
+    return std::nullopt;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+    return out;
+}
+
+}  // namespace
+
+std::string_view to_string(Standing::Kind kind) {
+    static constexpr std::array<std::string_view, 10> names{"done",
+                                                            "shipping",
+                                                            "epic",
+                                                            "awaiting",
+                                                            "running",
+                                                            "blocked",
+                                                            "manual",
+                                                            "wip_held",
+                                                            "backing_off",
+                                                            "agent_next"};
+    return names.at(static_cast<std::size_t>(kind));
+}
+
+Standings::Standings(const Catalog& catalog, const Policy& policy, UnixMillis now)
+    : catalog_(catalog)
+    , policy_(policy)
+    , now_(now)
+    , counts_(catalog.column_facts()) {}
+
+Standing Standings::of(const Ticket& t) const {
+    if (t.type == TicketType::epic && catalog_.shown_status(t) == Status::done)
+        return make(Kind::done, "-", "done: all its children are");
+    if (auto alone = from_ticket(t)) return std::move(*alone);
+    if (t.type == TicketType::epic) {
+        const EpicProgress p = catalog_.epic_progress(t.id);
+        return make(
+            Kind::epic,
+            fmt::format("{}/{} done", p.done, p.children),
+            fmt::format("an epic: done when its children are ({} of {} done)", p.done, p.children));
+    }
+    BoardFacts facts = counts_;
+    facts.blockers_done = catalog_.blockers_done(t);
+    const Action action = next_action(t, policy_, facts);
+    if (!facts.blockers_done) {
+        Standing s = make(Kind::blocked, "blocked", "");
+        for (const auto& id : t.blocked_by) {
+            const CatalogEntry* blocker = catalog_.find(id);
+            if (!blocker || catalog_.shown_status(blocker->ticket) != Status::done)
+                s.blockers.push_back(blocker ? id : id + " (not on this board)");
+        }
+        s.why = fmt::format("blocked by {}: it moves when they are done", joined(s.blockers));
+        return s;
+    }
+    if (const auto* idle = std::get_if<Idle>(&action)) {
+        if (idle->reason == IdleReason::auto_off) {
+            const bool backlog = t.status == Status::backlog;
+            const std::string_view phase = backlog ? "research" : "planning";
+            return make(Kind::manual,
+                        "manual",
+                        fmt::format("{} does not start by itself (auto.{} is off): `board "
+                                    "start {}` starts it",
+                                    phase,
+                                    phase,
+                                    t.id));
+        }
+        if (idle->reason == IdleReason::wip_limit) {
+            // next_action() gives the phase it would run through phase_to_run; the column a
+            // ticket in backlog or ready would enter is the next one.
+            const Status phase = t.status == Status::backlog ? Status::research
+                                 : t.status == Status::ready ? Status::planning
+                                                             : t.status;
+            const auto column = static_cast<std::size_t>(phase);
+            const int limit = policy_.wip_limit(phase);
+            const bool entering = phase != t.status;
+            const int used = entering ? facts.in_status[column] : facts.runs_in_status[column];
+            return make(
+                Kind::wip_held,
+                fmt::format("wip {}/{}", used, limit),
+                entering
+                    ? fmt::format("waits for room in {}: it holds {} of {} tickets (wip.{}); it "
+                                  "moves when one leaves",
+                                  to_string(phase),
+                                  used,
+                                  limit,
+                                  to_string(phase))
+                    : fmt::format("waits for a free {} slot: {} of {} agents are at work there "
+                                  "(wip.{})",
+                                  to_string(phase),
+                                  used,
+                                  limit,
+                                  to_string(phase)));
+        }
+        return make(Kind::agent_next, "agent", std::string{to_string(idle->reason)});
+    }
+    if (const auto* start = std::get_if<StartRun>(&action)) {
+        if (start->not_before > now_) {
+            Standing s = make(Kind::backing_off,
+                              "backoff",
+                              fmt::format("its last attempt failed: attempt {} of {} ({}) starts "
+                                          "after {}",
+                                          start->attempt,
+                                          policy_.max_attempts,
+                                          to_string(start->phase),
+                                          format_timestamp(start->not_before)));
+            s.until = start->not_before;
+            return s;
+        }
+        return make(Kind::agent_next,
+                    "agent",
+                    fmt::format("the agent's turn: board-daemon starts its {} run (attempt {}) "
+                                "when a slot is free",
+                                to_string(start->phase),
+                                start->attempt));
+    }
+    return make(Kind::agent_next, "agent", "the agent's turn");
+}
+
+std::string standing_json(const Standing& s) {
+    using codec_detail::append_json_string;
+    std::string out = "{\"kind\":";
+    append_json_string(out, to_string(s.kind));
+    out += ",\"turn\":";
+    append_json_string(out, s.turn);
+    out += ",\"why\":";
+    append_json_string(out, s.why);
+    out += ",\"blockers\":[";
+    for (std::size_t i = 0; i < s.blockers.size(); ++i) {
+        if (i > 0) out += ',';
+        append_json_string(out, s.blockers[i]);
+    }
+    out += ']';
+    if (s.until) {
+        out += ",\"until\":";
+        append_json_string(out, format_timestamp(s.until));
+    }
+    out += '}';
+    return out;
+}
+
+}  // namespace board::app
