@@ -85,6 +85,10 @@ struct HttpOptions {
     std::chrono::milliseconds rescan{2000};        ///< 0: no rescan (ticket_changed only)
     std::chrono::seconds heartbeat{15};            ///< SSE comment line, keeps proxies open
     std::size_t max_connections = 512;             ///< beyond it, new connections get 503
+    /// A run's live output stream starts with at most this much of what it already printed.
+    std::uint64_t run_backlog = 64 * 1024;
+    /// How often a live output stream looks for more output, and for the run's end.
+    std::chrono::milliseconds run_poll{250};
 };
 
 class HttpServer {

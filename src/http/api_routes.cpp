@@ -111,6 +111,14 @@ Response HttpServer::Impl::handle(const Request& req, const Target& target) {
         }
         if (n == 4 && get && seg[3] == "artifacts") return artifacts(id);
         if (n == 5 && get && seg[3] == "artifacts") return artifact(dir, seg[4]);
+        if (n == 4 && get && seg[3] == "runs") {
+            auto runs = board->runs(id);
+            if (!runs) return refused(runs.error());
+            return reply(bhttp::status::ok, app::runs_json(runs.value()));
+        }
+        if (n == 6 && get && seg[3] == "runs" && (seg[5] == "output" || seg[5] == "prompt"))
+            return run_file(id, seg[4], seg[5] == "prompt", target);
+        if (n == 4 && get && seg[3] == "diff") return diff(id, target);
         if (n == 4 && post) return write(req, id, seg[3], by);
     }
     if (n == 4 && seg[1] == "questions" && seg[3] == "answer" && post) {
@@ -257,6 +265,37 @@ Response HttpServer::Impl::create(const Request& req, const Actor& by) {
     return written(board->create(request, by), bhttp::status::created);
 }
 
+namespace {
+
+/// `"comments": [{"file", "line", "text"}]` of a reject: absent is none.
+bool line_comments(const json::object& body,
+                   std::vector<app::LineComment>& out,
+                   std::string& error) {
+    const auto* list = body.if_contains("comments");
+    if (!list || list->is_null()) return true;
+    if (!list->is_array()) {
+        error = "\"comments\" must be a list of {\"file\", \"line\", \"text\"}";
+        return false;
+    }
+    for (const auto& item : list->as_array()) {
+        const auto* o = item.if_object();
+        const auto* line = o ? o->if_contains("line") : nullptr;
+        app::LineComment c;
+        if (!o || !line || !line->is_int64() || line->as_int64() < 1 ||
+            line->as_int64() > 100'000'000 || !string_member(*o, "file", c.file, error, true) ||
+            !string_member(*o, "text", c.text, error, true)) {
+            if (error.empty())
+                error = "each comment needs \"file\", \"line\" (from 1) and \"text\"";
+            return false;
+        }
+        c.line = static_cast<int>(line->as_int64());
+        out.push_back(std::move(c));
+    }
+    return true;
+}
+
+}  // namespace
+
 Response HttpServer::Impl::write(const Request& req,
                                  const std::string& id,
                                  const std::string& verb,
@@ -275,8 +314,10 @@ Response HttpServer::Impl::write(const Request& req,
         return written(board->approve(id, text, by));
     }
     if (verb == "reject") {
-        if (!field("feedback", true)) return invalid();
-        return written(board->reject(id, text, by));
+        std::vector<app::LineComment> comments;
+        if (!line_comments(body, comments, error)) return invalid();
+        if (!field("feedback", comments.empty())) return invalid();
+        return written(board->reject(id, text, by, comments));
     }
     if (verb == "note") {
         if (!field("text", true)) return invalid();

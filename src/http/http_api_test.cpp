@@ -234,3 +234,83 @@ TEST_CASE("questions: pending list, answers validated by the reducer", "[http][a
     CHECK(post(port, "/api/questions/" + a + ".q1/answer", R"({"value":true})").status == 409);
     CHECK(get(port, "/api/questions?pending=1").json().as_array().empty());
 }
+
+namespace {
+
+/// A run as the daemon records it: `run-started` (by the system), and what it printed.
+std::filesystem::path start_run(const TempBoard& board, const std::string& id, const char* run) {
+    auto started = transact(*ticket_dir(board.dir, id), Actor{ActorKind::system, ""}, [&](auto&) {
+        return std::vector<Payload>{RunStarted{run, Status::research, 1, 1, {}, {}}};
+    });
+    REQUIRE(std::holds_alternative<Committed>(started));
+    const auto runs = *ticket_dir(board.dir, id) / "runs";
+    std::filesystem::create_directories(runs);
+    std::ofstream(runs / (run_file_stem(run, Status::research) + ".prompt.md")) << "Research it\n";
+    return runs / (run_file_stem(run, Status::research) + ".log");
+}
+
+}  // namespace
+
+TEST_CASE("runs: the list, a run's prompt and the tail of its output, unknown runs 404",
+          "[http][runs]") {
+    TempBoard board;
+    const auto id = board.create("Find out");
+    const auto log = start_run(board, id, "0001");
+    std::ofstream(log) << "line one\nline two\n";
+    Running server(options_for(board));
+    const auto port = server.port();
+
+    const auto runs = get(port, "/api/tickets/" + id + "/runs");
+    REQUIRE(runs.status == 200);
+    const auto listed = runs.json();
+    const auto& run = listed.as_array().at(0).as_object();
+    CHECK(run.at("run") == "0001");
+    CHECK(run.at("phase") == "research");
+    CHECK(run.at("end").is_null());
+
+    const auto prompt = get(port, "/api/tickets/" + id + "/runs/0001/prompt");
+    CHECK(prompt.status == 200);
+    CHECK(prompt.body == "Research it\n");
+    const auto output = get(port, "/api/tickets/" + id + "/runs/0001/output");
+    CHECK(output.status == 200);
+    CHECK(output.body == "line one\nline two\n");
+    const auto tail = get(port, "/api/tickets/" + id + "/runs/0001/output?tail=9");
+    CHECK(tail.body == "line two\n");
+    CHECK(tail.headers["Board-Run-Bytes"] == "18");
+
+    CHECK(get(port, "/api/tickets/" + id + "/runs/0002/output").status == 404);
+    CHECK(get(port, "/api/tickets/" + id + "/runs/..%2F..%2Fboard.yaml/output").status == 404);
+    CHECK(get(port, "/api/tickets/" + id + "/runs/0001/output?tail=x").status == 422);
+    // No branch, no diff: the refusal says why.
+    const auto diff = get(port, "/api/tickets/" + id + "/diff");
+    CHECK(diff.status == 409);
+    CHECK(error_of(diff).find("has no branch") != std::string::npos);
+}
+
+TEST_CASE("reject with line comments: they reach the feedback as file:line, bad ones are 422",
+          "[http][api]") {
+    TempBoard board;
+    const auto id = board.create("Review me", "approval");
+    Running server(options_for(board));
+    const auto port = server.port();
+    const auto path = "/api/tickets/" + id + "/reject";
+
+    const auto bad = post(port, path, R"({"comments":[{"file":"a.cpp","line":0,"text":"x"}]})");
+    CHECK(bad.status == 422);
+    CHECK(post(port, path, R"({"comments":"a.cpp:1"})").status == 422);
+    CHECK(post(port, path, R"({"comments":[{"file":"a.cpp","line":3,"text":"  "}]})").status ==
+          422);
+
+    const auto ok = post(port,
+                         path,
+                         R"({"feedback":"Close.","comments":[
+                              {"file":"src/retry.cpp","line":42,"text":"no sleep here"},
+                              {"file":"README.md","line":7,"text":"say why"}]})");
+    REQUIRE(ok.status == 200);
+    const auto notes = ok.json().at("notes").as_array();
+    REQUIRE_FALSE(notes.empty());
+    const std::string feedback{notes.back().at("text").as_string()};
+    CHECK(feedback ==
+          "Close.\n\nComments on the diff:\n- src/retry.cpp:42: no sleep here\n- README.md:7: "
+          "say why");
+}

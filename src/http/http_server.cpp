@@ -348,6 +348,19 @@ asio::awaitable<void> HttpServer::Impl::session(std::shared_ptr<Impl> /*alive*/,
             co_await serve_events(stream, req, *target);
             break;
         }
+        if (target && req.method() == bhttp::verb::get && target->segments.size() == 6 &&
+            target->segments[0] == "api" && target->segments[1] == "tickets" &&
+            target->segments[3] == "runs" && target->segments[5] == "stream") {
+            if (auto refusal = check_access(req, *target)) {
+                refusal->keep_alive(false);
+                refusal->prepare_payload();
+                co_await bhttp::async_write(stream, *refusal, asio::as_tuple(asio::use_awaitable));
+                break;
+            }
+            stream.expires_never();
+            co_await serve_run_output(stream, target->segments[2], target->segments[4]);
+            break;
+        }
         Response res =
             target ? handle(req, *target)
                    : reply(bhttp::status::bad_request, json_error("malformed request target"));

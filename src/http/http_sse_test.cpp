@@ -26,6 +26,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -364,4 +365,75 @@ TEST_CASE("SSE: a stream its client closes frees its connection slot at once", "
     while (status != 200 && std::chrono::steady_clock::now() < deadline)
         status = get(port, "/api/tickets").status;
     CHECK(status == 200);
+}
+
+TEST_CASE("a run's output streams from a bounded backlog, live, and ends with the run",
+          "[http][runs]") {
+    TempBoard board;
+    const auto id = board.create("Stream it");
+    auto started = transact(*ticket_dir(board.dir, id), Actor{ActorKind::system, ""}, [](auto&) {
+        return std::vector<Payload>{RunStarted{"0001", Status::research, 1, 1, {}, {}}};
+    });
+    REQUIRE(std::holds_alternative<Committed>(started));
+    const auto runs = *ticket_dir(board.dir, id) / "runs";
+    std::filesystem::create_directories(runs);
+    const auto log = runs / (run_file_stem("0001", Status::research) + ".log");
+    // Older than the backlog: only its last kilobyte, from a line start, is sent.
+    std::ofstream(log) << std::string(100'000, 'x') << "\n"
+                       << std::string(2000, 'y') << "\n"
+                       << "first line\n";
+    auto options = options_for(board);
+    options.run_backlog = 1024;
+    options.run_poll = std::chrono::milliseconds(10);
+    Running server(options);
+
+    asio::io_context io;
+    SseClient live;
+    bool appended = false;
+    std::string text;
+    asio::co_spawn(
+        io,
+        live.run(server.port(),
+                 "/api/tickets/" + id + "/runs/0001/stream",
+                 "",
+                 [&](const std::vector<Frame>& frames) {
+                     text.clear();
+                     for (const auto& f : frames)
+                         if (f.event == "output")
+                             text += json::value_to<std::string>(json::parse(f.data).at("text"));
+                     if (!appended && text.find("first line\n") != std::string::npos) {
+                         appended = true;
+                         std::ofstream(log, std::ios::app) << "second line\n";
+                         auto finished = transact(
+                             *ticket_dir(board.dir, id), Actor{ActorKind::system, ""}, [](auto&) {
+                                 RunFinished f;
+                                 f.run = "0001";
+                                 f.signal = Signal::blocked;
+                                 return std::vector<Payload>{f};
+                             });
+                         REQUIRE(std::holds_alternative<Committed>(finished));
+                     }
+                     return !frames.empty() && frames.back().event == "end";
+                 }),
+        asio::detached);
+    io.run_for(std::chrono::seconds(30));
+    REQUIRE(live.error.empty());
+    REQUIRE(appended);
+    REQUIRE_FALSE(live.frames.empty());
+    CHECK(live.frames.front().event == "skipped");
+    CHECK(text.find('x') == std::string::npos);  // before the backlog: not sent
+    CHECK(text.find("first line\nsecond line\n") != std::string::npos);
+    const auto end = json::parse(live.frames.back().data).as_array().at(0).as_object();
+    CHECK(end.at("run") == "0001");
+    CHECK(end.at("end") == "finished");
+    CHECK(end.at("signal") == "BLOCKED");
+}
+
+TEST_CASE("a run's stream refuses an unknown ticket or run with 404", "[http][runs]") {
+    TempBoard board;
+    const auto id = board.create("No runs");
+    Running server(options_for(board));
+    CHECK(get(server.port(), "/api/tickets/" + id + "/runs/0001/stream").status == 404);
+    CHECK(get(server.port(), "/api/tickets/PROJ-99/runs/0001/stream").status == 404);
+    CHECK(get(server.port(), "/api/tickets/x/runs/0001/stream").status == 404);
 }

@@ -184,6 +184,28 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
     Response artifacts(const std::string& id);
 
     Response artifact(const fs::path& dir, const std::string& name);
+
+    // -- runs and the diff (run_routes.cpp) --------------------------------------------------
+
+    /// The run `run` of ticket `id`, or nullopt with `refusal` set (404 for an unknown run).
+    std::optional<app::RunView> find_run(const std::string& id,
+                                         const std::string& run,
+                                         Response& refusal);
+
+    /// The run's prompt, or the tail (`?tail=BYTES`) of what it printed, as text.
+    Response run_file(const std::string& id,
+                      const std::string& run,
+                      bool prompt,
+                      const Target& target);
+
+    /// `git diff BASE...board/<ID>` as text (`?stat=1`: the summary).
+    Response diff(const std::string& id, const Target& target);
+
+    /// What the run prints, as Server-Sent Events: `output` events (`{"text"}`) from a bounded
+    /// backlog on, then one `end` (the run as `board runs --json` gives it) when it is over.
+    asio::awaitable<void> serve_run_output(beast::tcp_stream& stream,
+                                           const std::string& id,
+                                           const std::string& run);
 };
 
 }  // namespace board::http
