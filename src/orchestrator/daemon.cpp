@@ -170,17 +170,10 @@ private:
             return 3;
         }
         announce_page(*http_, options_.http->host, reporter_);
-        // Notifications link their ticket on the page (never with the token in it).
-        // Bound to every address: the machine's name is the one others can reach.
+        // Notifications link their ticket on the page (never with the token in it), at the
+        // host the printed link names.
         const auto at = http_->local_endpoint();
-        std::string host = at.address().to_string();
-        if (at.address().is_unspecified()) {
-            char name[256] = {};
-            if (::gethostname(name, sizeof name - 1) == 0 && name[0] != '\0') host = name;
-        } else if (at.address().is_v6()) {
-            host = "[" + host + "]";
-        }
-        notifier_.set_page(fmt::format("http://{}:{}/", host, at.port()));
+        notifier_.set_page(fmt::format("http://{}:{}/", http::page_host(at.address()), at.port()));
         return 0;
     }
 
