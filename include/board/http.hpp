@@ -58,6 +58,13 @@ std::optional<HttpAddress> parse_http_address(std::string_view text, std::string
 /// 127.0.0.0/8, ::1 and `localhost`.
 bool is_loopback_host(std::string_view host);
 
+/// The host a printed link to a server bound to `bound` names: `bound` itself (an IPv6
+/// address in brackets). An unspecified address (0.0.0.0, ::) is nothing a browser can open,
+/// and the point of binding it is to be reached from elsewhere: the first IPv4 address of an
+/// interface that is up, running and not loopback (for `::`, a global IPv6 address of one
+/// first), else the machine's name, else 127.0.0.1.
+std::string page_host(const boost::asio::ip::address& bound);
+
 enum class TokenPolicy {
     /// A token for every write; on a loopback address reads go without it. An agent on the
     /// same machine can reach a loopback port, so only a holder of the token (kept where
@@ -114,7 +121,8 @@ public:
     const std::string& token() const;
     /// start() generated the token file just now: print it once.
     bool token_generated() const;
-    /// The page's address with the token, for printing: `http://127.0.0.1:8080/?token=...`.
+    /// The page's address with the token, for printing: `http://127.0.0.1:8080/?token=...`
+    /// (the host is page_host()'s).
     std::string page_url() const;
 
 private:

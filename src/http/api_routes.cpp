@@ -1,10 +1,20 @@
 // The JSON API and the page: each request routed to the application layer (board/app.hpp)
 // and its result encoded. Who may ask is checked first (check_access).
 
+#include "http/markdown.hpp"
 #include "http/server_impl.hpp"
 #include "http/web_assets.hpp"
 
 namespace board::http {
+namespace {
+
+/// `?key`, `?key=1`, `?key=yes`: set; absent, `0` or `false`: not.
+bool flag(const Target& target, const char* key) {
+    const auto value = target.get(key);
+    return target.has(key) && value != "0" && value != "false";
+}
+
+}  // namespace
 
 Response HttpServer::Impl::reply(bhttp::status status, std::string body, std::string_view type) {
     Response res{status, 11};
@@ -99,7 +109,7 @@ Response HttpServer::Impl::handle(const Request& req, const Target& target) {
         if (!fs::exists(dir / std::string{log_file_name}, ec))
             return reply(bhttp::status::not_found,
                          json_error("no ticket " + id + " on this board"));
-        if (n == 3 && get) return show(id, std::nullopt);
+        if (n == 3 && get) return show(id, std::nullopt, flag(target, "html"));
         if (n == 4 && get && seg[3] == "events") return events(id, target);
         if (n == 4 && get && seg[3] == "state") {
             const auto at = target.get("seq");
@@ -110,7 +120,8 @@ Response HttpServer::Impl::handle(const Request& req, const Target& target) {
             return show(id, std::stoll(at));
         }
         if (n == 4 && get && seg[3] == "artifacts") return artifacts(id);
-        if (n == 5 && get && seg[3] == "artifacts") return artifact(dir, seg[4]);
+        if (n == 5 && get && seg[3] == "artifacts")
+            return artifact(dir, seg[4], flag(target, "html"));
         if (n == 4 && get && seg[3] == "runs") {
             auto runs = board->runs(id);
             if (!runs) return refused(runs.error());
@@ -227,13 +238,9 @@ Response HttpServer::Impl::list(const Target& target) {
         filter.awaiting = std::move(*types);
     }
     filter.parent = target.get("parent");
-    const auto flag = [&](const char* key) {
-        const auto v = target.get(key);
-        return target.has(key) && v != "0" && v != "false";
-    };
-    filter.standalone = flag("standalone");
-    filter.orphan = flag("orphan");
-    filter.all = flag("all");
+    filter.standalone = flag(target, "standalone");
+    filter.orphan = flag(target, "orphan");
+    filter.all = flag(target, "all");
     filter.labels = app::split_list(target.get("label"));
     return answer(board->list(filter));
 }
@@ -330,11 +337,21 @@ Response HttpServer::Impl::write(const Request& req,
     return reply(bhttp::status::not_found, json_error("no such action: " + verb));
 }
 
-Response HttpServer::Impl::show(const std::string& id, std::optional<std::int64_t> until) {
+Response HttpServer::Impl::show(const std::string& id,
+                                std::optional<std::int64_t> until,
+                                bool html) {
     auto view = board->show(id, until);
     if (!view) return refused(view.error());
-    return reply(bhttp::status::ok,
-                 until ? app::replay_step_json(view.value()) : app::to_json(view.value()));
+    if (until) return reply(bhttp::status::ok, app::replay_step_json(view.value()));
+    if (!html) return reply(bhttp::status::ok, app::to_json(view.value()));
+    // `show --json`'s own shape, one member more: the page need not parse Markdown itself.
+    boost::system::error_code ec;
+    auto ticket = json::parse(app::to_json(view.value()), ec);
+    if (ec || !ticket.is_object())
+        return reply(bhttp::status::internal_server_error,
+                     json_error(id + ": its JSON could not be read back: " + ec.message(), 3));
+    ticket.as_object()["description_html"] = markdown_html(view.value().ticket.description);
+    return reply(bhttp::status::ok, json::serialize(ticket) + "\n");
 }
 
 Response HttpServer::Impl::events(const std::string& id, const Target& target) {
@@ -374,15 +391,16 @@ Response HttpServer::Impl::artifacts(const std::string& id) {
     return reply(bhttp::status::ok, json::serialize(ticket.at("artifacts")) + "\n");
 }
 
-Response HttpServer::Impl::artifact(const fs::path& dir, const std::string& name) {
+Response HttpServer::Impl::artifact(const fs::path& dir, const std::string& name, bool html) {
     bool missing = false;
     std::string error;
     auto text = read_confined(dir, name, 16u << 20, missing, error);
     if (!text)
         return reply(missing ? bhttp::status::not_found : bhttp::status::forbidden,
                      json_error(error));
-    auto res = reply(bhttp::status::ok, std::move(*text), "text/plain; charset=utf-8");
-    // Served as text, never as a page: even opened directly it runs nothing.
+    auto res = html ? reply(bhttp::status::ok, markdown_html(*text), "text/html; charset=utf-8")
+                    : reply(bhttp::status::ok, std::move(*text), "text/plain; charset=utf-8");
+    // Opened directly, as text or as the rendered fragment, it runs and loads nothing.
     res.set("Content-Security-Policy", "default-src 'none'; sandbox");
     return res;
 }

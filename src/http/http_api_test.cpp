@@ -145,6 +145,59 @@ TEST_CASE("events, state at a seq, artifacts - traversal and symlinks refused", 
     CHECK(get(port, "/api/tickets/" + a + "/artifacts/").status == 200);  // the list, no listing
 }
 
+TEST_CASE("?html=1: a ticket's description and an artifact rendered from Markdown", "[http][api]") {
+    TempBoard board;
+    app::CreateRequest request;
+    request.title = "rendered";
+    request.description = "1. one\n2. two\n\n<script>x()</script> [go](javascript:x())\n";
+    auto made = app::Board{board.dir}.create(request, Actor{ActorKind::human, "alice"});
+    REQUIRE(made);
+    const std::string id = made.value().ticket.id;
+    const auto dir = *ticket_dir(board.dir, id);
+    std::ofstream(dir / "research.md")
+        << "---\nstatus: complete\nsummary: found\n---\n# Findings\n\n| a | b |\n|---|---|\n"
+           "| 1 | 2 |\n\n<img src=x onerror=y>\n";
+    Running server(options_for(board));
+    const auto port = server.port();
+
+    // The ticket: `show --json` as without ?html=1, plus description_html.
+    const auto plain = get(port, "/api/tickets/" + id);
+    REQUIRE(plain.status == 200);
+    CHECK_FALSE(plain.json().as_object().contains("description_html"));
+    auto r = get(port, "/api/tickets/" + id + "?html=1");
+    REQUIRE(r.status == 200);
+    CHECK(r.headers[bhttp::field::content_type] == "application/json");
+    auto ticket = r.json().as_object();
+    REQUIRE(ticket.contains("description_html"));
+    const std::string html = text(ticket.at("description_html"));
+    CAPTURE(html);
+    CHECK(html.find("<ol>\n<li>one</li>\n<li>two</li>\n</ol>") == 0);
+    CHECK(html.find("&lt;script&gt;x()&lt;/script&gt;") != std::string::npos);
+    CHECK(html.find("<a href=\"#\">go</a>") != std::string::npos);
+    CHECK(html.find("javascript") == std::string::npos);
+    ticket.erase("description_html");
+    CHECK(json::value(std::move(ticket)) == plain.json());
+    CHECK(get(port, "/api/tickets/" + id + "?html=0").body == plain.body);
+
+    // The artifact: a fragment, front matter left out, under the same CSP as the text.
+    r = get(port, "/api/tickets/" + id + "/artifacts/research.md?html=1");
+    REQUIRE(r.status == 200);
+    CAPTURE(r.body);
+    CHECK(r.headers[bhttp::field::content_type] == "text/html; charset=utf-8");
+    CHECK(r.headers["Content-Security-Policy"] == "default-src 'none'; sandbox");
+    CHECK(r.headers["X-Content-Type-Options"] == "nosniff");
+    CHECK(r.body.find("<h1>Findings</h1>\n<table>") == 0);
+    CHECK(r.body.find("<td>2</td>") != std::string::npos);
+    CHECK(r.body.find("status: complete") == std::string::npos);
+    CHECK(r.body.find("<img") == std::string::npos);
+    CHECK(r.body.find("&lt;img src=x onerror=y&gt;") != std::string::npos);
+    r = get(port, "/api/tickets/" + id + "/artifacts/research.md");
+    CHECK(r.headers[bhttp::field::content_type] == "text/plain; charset=utf-8");
+    CHECK(r.body.find("---\nstatus: complete") == 0);
+    CHECK(get(port, "/api/tickets/" + id + "/artifacts/nope.md?html=1").status == 404);
+    CHECK(get(port, "/api/tickets/PROJ-99?html=1").status == 404);
+}
+
 TEST_CASE("create, approve, reject, note, cancel: the CLI's results and refusals", "[http][api]") {
     TempBoard board;
     const auto gated = board.create("gated", "approval");

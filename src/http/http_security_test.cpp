@@ -11,6 +11,8 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <string>
 #include <sys/stat.h>
 
@@ -41,6 +43,63 @@ TEST_CASE("addresses: a port alone is loopback - hosts must be IPs", "[http]") {
     CHECK_FALSE(parse_http_address("example.com:80", error));
     CHECK_FALSE(parse_http_address(":80", error));
     CHECK_FALSE(parse_http_address("80x", error));
+}
+
+namespace {
+
+/// Whether an interface of this machine that is up and not loopback has an IPv4 address:
+/// then a link to a server bound to every address can name one others reach.
+bool has_reachable_ipv4() {
+    ifaddrs* interfaces = nullptr;
+    if (::getifaddrs(&interfaces) != 0) return false;
+    bool found = false;
+    for (const ifaddrs* i = interfaces; i && !found; i = i->ifa_next) {
+        const unsigned up = IFF_UP | IFF_RUNNING;
+        found = i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & up) == up &&
+                (i->ifa_flags & IFF_LOOPBACK) == 0;
+    }
+    ::freeifaddrs(interfaces);
+    return found;
+}
+
+}  // namespace
+
+TEST_CASE("the printed host: the bound address, or for 0.0.0.0 and :: one others can reach",
+          "[http]") {
+    CHECK(page_host(asio::ip::make_address("127.0.0.1")) == "127.0.0.1");
+    CHECK(page_host(asio::ip::make_address("::1")) == "[::1]");
+    CHECK(page_host(asio::ip::make_address("192.0.2.7")) == "192.0.2.7");
+    CHECK(page_host(asio::ip::make_address("2001:db8::7")) == "[2001:db8::7]");
+    for (const char* any : {"0.0.0.0", "::"}) {
+        std::string host = page_host(asio::ip::make_address(any));
+        CAPTURE(any, host);
+        REQUIRE_FALSE(host.empty());
+        if (!has_reachable_ipv4()) {
+            WARN("SKIPPED (" << any
+                             << "): no interface here is up with an IPv4 address but "
+                                "loopback, so the link names the machine ("
+                             << host << ")");
+            continue;
+        }
+        if (host.front() == '[') host = host.substr(1, host.size() - 2);
+        boost::system::error_code ec;
+        const auto address = asio::ip::make_address(host, ec);
+        REQUIRE_FALSE(ec);
+        CHECK_FALSE(address.is_loopback());
+        CHECK_FALSE(address.is_unspecified());
+    }
+
+    // The link a server prints names that host.
+    TempBoard board;
+    auto options = options_for(board);
+    options.address.host = "0.0.0.0";
+    Running everywhere(options);
+    CHECK(everywhere.server.page_url().starts_with(
+        "http://" + page_host(asio::ip::make_address("0.0.0.0")) + ":" +
+        std::to_string(everywhere.port()) + "/?token="));
+    Running loopback(options_for(board));
+    CHECK(loopback.server.page_url().starts_with(
+        "http://127.0.0.1:" + std::to_string(loopback.port()) + "/?token="));
 }
 
 TEST_CASE("targets, hosts, tokens and artifact names", "[http]") {

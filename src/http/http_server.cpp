@@ -8,6 +8,11 @@
 #include <boost/asio/experimental/awaitable_operators.hpp>
 
 #include <array>
+#include <cstring>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <unistd.h>
 
 namespace board::http {
 
@@ -19,6 +24,47 @@ bool is_loopback_host(std::string_view host) {
     boost::system::error_code ec;
     const auto address = asio::ip::make_address(std::string{host}, ec);
     return !ec && address.is_loopback();
+}
+
+std::string page_host(const asio::ip::address& bound) {
+    const auto named = [](const asio::ip::address& address) {
+        return address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
+    };
+    if (!bound.is_unspecified()) return named(bound);
+    std::optional<asio::ip::address> v4, v6;
+    ifaddrs* interfaces = nullptr;
+    if (::getifaddrs(&interfaces) == 0) {
+        for (const ifaddrs* i = interfaces; i; i = i->ifa_next) {
+            const unsigned up = IFF_UP | IFF_RUNNING;
+            if (!i->ifa_addr || (i->ifa_flags & up) != up || (i->ifa_flags & IFF_LOOPBACK) != 0)
+                continue;
+            if (i->ifa_addr->sa_family == AF_INET && !v4) {
+                sockaddr_in in{};
+                std::memcpy(&in, i->ifa_addr, sizeof in);
+                const asio::ip::address_v4 a{ntohl(in.sin_addr.s_addr)};
+                if (!a.is_loopback() && !a.is_unspecified()) v4 = a;
+            } else if (i->ifa_addr->sa_family == AF_INET6 && bound.is_v6() && !v6) {
+                sockaddr_in6 in{};
+                std::memcpy(&in, i->ifa_addr, sizeof in);
+                asio::ip::address_v6::bytes_type bytes{};
+                std::memcpy(bytes.data(), in.sin6_addr.s6_addr, bytes.size());
+                const asio::ip::address_v6 a{bytes};
+                // Global: a link-local address needs its interface named to be reached, and a
+                // unique-local or site-local one only reaches so far.
+                const bool unique_local = (bytes[0] & 0xfe) == 0xfc;
+                if (!a.is_loopback() && !a.is_unspecified() && !a.is_link_local() &&
+                    !a.is_site_local() && !a.is_multicast() && !a.is_v4_mapped() && !unique_local)
+                    v6 = a;
+            }
+        }
+        ::freeifaddrs(interfaces);
+    }
+    // `::` takes IPv4 connections too (Linux binds it dual-stack unless told otherwise).
+    if (v6) return named(*v6);
+    if (v4) return named(*v4);
+    std::array<char, 256> name{};
+    if (::gethostname(name.data(), name.size() - 1) == 0 && name[0] != '\0') return name.data();
+    return "127.0.0.1";
 }
 
 std::optional<HttpAddress> parse_http_address(std::string_view text, std::string& error) {
@@ -468,10 +514,7 @@ bool HttpServer::token_generated() const {
 
 std::string HttpServer::page_url() const {
     const auto& ep = impl_->endpoint;
-    std::string host = ep.address().to_string();
-    if (ep.address().is_v6()) host = "[" + host + "]";
-    if (ep.address().is_unspecified()) host = "127.0.0.1";
-    std::string url = "http://" + host + ":" + std::to_string(ep.port()) + "/";
+    std::string url = "http://" + page_host(ep.address()) + ":" + std::to_string(ep.port()) + "/";
     if (!impl_->token.empty()) url += "?token=" + impl_->token;
     return url;
 }

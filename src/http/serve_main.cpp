@@ -1,6 +1,6 @@
 // board_http_serve BOARD_DIR [ADDRESS] [--rescan MS] [--url-file FILE]: serves the board over
-// HTTP until SIGINT/SIGTERM. For the browser test and standalone use; the daemon's --http
-// flag is meant to replace it.
+// HTTP until SIGINT/SIGTERM, with no daemon. The browser test's helper; a person serves the
+// page alone with `board-daemon --http PORT --no-agents`.
 
 #include <board/http.hpp>
 

@@ -176,14 +176,16 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
                    const std::string& verb,
                    const Actor& by);
 
-    /// The ticket, or with `until` its state after that seq (the replay slider).
-    Response show(const std::string& id, std::optional<std::int64_t> until);
+    /// The ticket, or with `until` its state after that seq (the replay slider); `html` adds
+    /// its description rendered (`description_html`).
+    Response show(const std::string& id, std::optional<std::int64_t> until, bool html = false);
 
     Response events(const std::string& id, const Target& target);
 
     Response artifacts(const std::string& id);
 
-    Response artifact(const fs::path& dir, const std::string& name);
+    /// The artifact file as text, or with `html` rendered from Markdown to an HTML fragment.
+    Response artifact(const fs::path& dir, const std::string& name, bool html);
 
     // -- runs and the diff (run_routes.cpp) --------------------------------------------------
 

@@ -170,17 +170,10 @@ private:
             return 3;
         }
         announce_page(*http_, options_.http->host, reporter_);
-        // Notifications link their ticket on the page (never with the token in it).
-        // Bound to every address: the machine's name is the one others can reach.
+        // Notifications link their ticket on the page (never with the token in it), at the
+        // host the printed link names.
         const auto at = http_->local_endpoint();
-        std::string host = at.address().to_string();
-        if (at.address().is_unspecified()) {
-            char name[256] = {};
-            if (::gethostname(name, sizeof name - 1) == 0 && name[0] != '\0') host = name;
-        } else if (at.address().is_v6()) {
-            host = "[" + host + "]";
-        }
-        notifier_.set_page(fmt::format("http://{}:{}/", host, at.port()));
+        notifier_.set_page(fmt::format("http://{}:{}/", http::page_host(at.address()), at.port()));
         return 0;
     }
 
@@ -229,8 +222,8 @@ private:
         else
             live_->ticket_changed(id);
         // A cancelled ticket's worktree (found at start too, when it was cancelled meanwhile).
-        if (after && after->status == Status::done && after->resolution == Resolution::wont_do &&
-            !after->branch.empty())
+        if (options_.run_agents && after && after->status == Status::done &&
+            after->resolution == Resolution::wont_do && !after->branch.empty())
             clean_up_cancelled(*after);
         // Likewise the tickets that owe their shipping.
         if (after && after->status == Status::done && after->ship_owed) {
@@ -607,17 +600,24 @@ private:
                                           format_duration(config_.daemon.poll)));
         known_.scan();
         looked_once_ = true;
-        recover();
+        if (options_.run_agents) recover();
         const auto started = Clock::now();
         auto last_full_scan = Clock::now();
         const bool watching = options_.mode == DaemonOptions::Mode::watch;
-        reporter_.message(fmt::format("board-daemon on {}: {} ticket(s), max {} agent(s) at once{}",
+        reporter_.message(fmt::format("board-daemon on {}: {} ticket(s){}{}",
                                       options_.board_root.string(),
                                       known_.all().size(),
-                                      config_.daemon.max_parallel,
+                                      options_.run_agents ? fmt::format(", max {} agent(s) at once",
+                                                                        config_.daemon.max_parallel)
+                                                          : std::string{},
                                       watching ? ", watching for changes" : ""));
-        announce_agents(
-            agents_, sandbox_ok_ ? std::string{} : sandbox_problem_, config_, reporter_);
+        if (options_.run_agents)
+            announce_agents(
+                agents_, sandbox_ok_ ? std::string{} : sandbox_problem_, config_, reporter_);
+        else
+            reporter_.message(
+                "agents are not run (--no-agents): the page and the API only; nothing is "
+                "started, shipped or timed out");
         if (!config_.notify.command.empty()) {
             // A notify command that is not there would fail on the first news: say so now.
             LaunchSpec notify;
@@ -644,7 +644,7 @@ private:
                 refresh_dirty();
             }
             std::optional<Clock::time_point> wake_at;
-            if (!stopping_) {
+            if (!stopping_ && options_.run_agents) {
                 if (auto deadline = time_out_questions(); deadline && watching) {
                     wake_at =
                         Clock::now() +
@@ -757,12 +757,18 @@ private:
 }  // namespace
 
 int run_daemon(const DaemonOptions& options, const BoardConfig& config) {
-    auto ready = check_before_start(options.board_root, config);
-    if (!ready) {
-        std::cerr << ready.error().message << '\n';
-        return ready.error().exit_code;
+    // Without agents there is nothing to check: a board whose agents are not installed here
+    // can still be served.
+    ReadyToStart ready;
+    if (options.run_agents) {
+        auto checked = check_before_start(options.board_root, config);
+        if (!checked) {
+            std::cerr << checked.error().message << '\n';
+            return checked.error().exit_code;
+        }
+        ready = std::move(checked).value();
     }
-    auto& [templates, agents, sandbox_problem] = ready.value();
+    auto& [templates, agents, sandbox_problem] = ready;
     Daemon daemon(
         options, config, std::move(templates), std::move(agents), std::move(sandbox_problem));
     return daemon.run();

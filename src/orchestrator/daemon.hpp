@@ -37,6 +37,11 @@ struct DaemonOptions {
     /// --http: serve the API, live events and the page on the daemon's io_context
     /// (docs/http.md). The daemon then runs until stopped, as with --watch.
     std::optional<http::HttpAddress> http;
+    /// false (--no-agents): serve the page alone. No agent is checked or run, nothing is
+    /// shipped, recovered or cleaned up, no question is timed out: the daemon writes nothing
+    /// of its own, so a person can use the page on a board no daemon works. It still takes
+    /// the board's lock, so no working daemon starts beside it.
+    bool run_agents = true;
 };
 
 /// Runs the daemon on a board whose board.yaml is already loaded. Prints to stdout (events)

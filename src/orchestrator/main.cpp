@@ -45,6 +45,7 @@ int run(int argc, char** argv) {
         "  board-daemon --once               give every runnable ticket one run, then stop\n"
         "  board-daemon --watch --debounce 1s   run forever; pick up approvals within a second\n"
         "  board-daemon --max-parallel 4 --log-format json   four agents at once, JSON lines\n"
+        "  board-daemon --http 8080 --no-agents   the page on 127.0.0.1:8080, no agent run\n"
         "\nAgents, gates, WIP limits and budgets come from board.yaml (see `board init`).");
     std::string board_dir, timeout, poll, debounce, log_format;
     bool once = false, watch = false, version = false;
@@ -69,6 +70,12 @@ int run(int argc, char** argv) {
                    http_address,
                    "Serve the JSON API, live events and the web inbox: PORT (loopback) or "
                    "ADDR:PORT (any other address needs the token printed at start)");
+    bool no_agents = false;
+    app.add_flag("--no-agents",
+                 no_agents,
+                 "With --http: serve the page and the API only; run no agent, ship nothing, time "
+                 "out no question, write nothing of its own. It still takes the board's lock "
+                 "(one daemon per board), so no working daemon starts beside it");
     app.add_flag("--version", version, "Print the version");
     try {
         app.parse(argc, argv);
@@ -83,7 +90,12 @@ int run(int argc, char** argv) {
         std::cerr << "board-daemon: --once and --watch contradict each other; choose one\n";
         return 2;
     }
+    if (no_agents && http_address.empty()) {
+        std::cerr << "board-daemon: --no-agents serves the page alone; it needs --http ADDR\n";
+        return 2;
+    }
     DaemonOptions options;
+    options.run_agents = !no_agents;
     bool ok = true;
     options.run_for = duration_option(timeout, "--timeout", ok);
     options.poll = duration_option(poll, "--poll", ok);

@@ -93,12 +93,13 @@ void announce_page(const http::HttpServer& server, const std::string& host, Repo
                 "is shown only this once");
     } else {
         const auto at = server.local_endpoint();
+        const std::string shown = http::page_host(at.address());
         reporter.message(
             fmt::format("the board's page: http://{}:{}/ (the token is in .board/http-token: "
                         "open http://{}:{}/?token=<it> once)",
-                        at.address().to_string(),
+                        shown,
                         at.port(),
-                        at.address().to_string(),
+                        shown,
                         at.port()));
     }
 }

@@ -202,6 +202,31 @@ int page_port(const Child& daemon) {
     return port;
 }
 
+/// One HTTP/1.1 exchange with `Connection: close` on loopback `port`: the whole response, or
+/// what came of it within 20 s.
+std::string http_exchange(int port, const std::string& request) {
+    const int sock = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(sock >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::write(sock, request.data(), request.size()) == static_cast<ssize_t>(request.size()));
+    std::string response;
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (std::chrono::steady_clock::now() < deadline) {
+        pollfd p{sock, POLLIN, 0};
+        if (::poll(&p, 1, 100) <= 0) continue;
+        char buffer[4096];
+        const ssize_t n = ::read(sock, buffer, sizeof buffer);
+        if (n <= 0) break;
+        response.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(sock);
+    return response;
+}
+
 /// Waits (30 s at most) until `id` has a finished run, then stops the daemon with SIGTERM;
 /// its exit code.
 int stop_after_first_run(TestBoard& board, const std::string& id, Child& daemon) {
@@ -889,6 +914,81 @@ TEST_CASE("with --http, the live events carry the daemon's and the CLI's appends
 
     ::kill(daemon.pid, SIGTERM);
     CHECK(daemon.wait(30s) == 0);
+}
+
+TEST_CASE("with --no-agents the page serves and records an approval, and nothing runs") {
+    TestBoard board("no-agents");
+    const std::string runnable = board.create("would run at once");
+    const std::string gated = board.create("approve me", {"--awaiting", "approval"});
+    // A question past its timeout, which a working daemon would time out at its first pass.
+    const std::string asks = board.create("asks");
+    const UnixMillis long_ago = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count() -
+                                20 * 60'000;
+    QuestionAsked q;
+    q.question_id = "q1";
+    q.question = "SQLite or Postgres?";
+    q.timeout_minutes = 5;
+    RunFinished done;
+    done.run = "r1";
+    std::vector<Event> batch{
+        Event{1, 0, "e-start", long_ago, Actor{}, RunStarted{"r1", Status::research, 1, 1, {}, {}}},
+        Event{1, 0, "e-ask", long_ago + 1, Actor{ActorKind::agent, "research"}, q},
+        Event{1, 0, "e-done", long_ago + 2, Actor{}, done}};
+    REQUIRE(std::holds_alternative<Committed>(
+        append_events(board.dir(asks), batch, board.ticket(asks).seq)));
+    const std::string asks_log = read_file(board.dir(asks) / "events.jsonl");
+
+    // Without --http it would do nothing at all: a usage error.
+    Child usage = board.start_daemon({"--no-agents"});
+    CHECK(usage.wait(30s) == 2);
+    CHECK(usage.stderr_text() ==
+          "board-daemon: --no-agents serves the page alone; it needs --http ADDR\n");
+
+    Child daemon = board.start_daemon({"--http", "127.0.0.1:0", "--no-agents", "--timeout", "60s"});
+    const int port = page_port(daemon);
+    REQUIRE(port > 0);
+    INFO(daemon.stdout_text());
+    CHECK(daemon.stdout_text().find("agents are not run (--no-agents)") != std::string::npos);
+
+    const std::string page =
+        http_exchange(port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    CHECK(page.starts_with("HTTP/1.1 200 "));
+    CHECK(page.find("<html") != std::string::npos);
+
+    std::string token = read_file(board.root / ".board" / "http-token");
+    token.erase(token.find_last_not_of('\n') + 1);
+    const std::string body = R"({"note":"read it myself"})";
+    const std::string approved =
+        http_exchange(port,
+                      "POST /api/tickets/" + gated +
+                          "/approve HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                          "Authorization: Bearer " +
+                          token +
+                          "\r\nX-Board-Request: 1\r\n"
+                          "Content-Type: application/json\r\nContent-Length: " +
+                          std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+    INFO(approved);
+    CHECK(approved.starts_with("HTTP/1.1 200 "));
+
+    // It holds the board's lock as any daemon does: a working one cannot start beside it.
+    Child second = board.start_daemon();
+    CHECK(second.wait(30s) == 1);
+    CHECK(second.stderr_text().find("another board-daemon") != std::string::npos);
+
+    // Stopped, a daemon has written all it was going to: nothing but the person's verdict.
+    ::kill(daemon.pid, SIGTERM);
+    CHECK(daemon.wait(30s) == 0);
+    const auto runnable_events = board.events(runnable);
+    CHECK(runnable_events.size() == 1);
+    CHECK(count_of<RunStarted>(runnable_events) == 0);
+    CHECK_FALSE(fs::exists(board.dir(runnable) / "runs"));
+    const auto gated_events = board.events(gated);
+    REQUIRE(count_of<VerdictGiven>(gated_events) == 1);
+    CHECK(gated_events.back().by == Actor{ActorKind::human, "web"});
+    CHECK(count_of<RunStarted>(gated_events) == 0);
+    CHECK(read_file(board.dir(asks) / "events.jsonl") == asks_log);
 }
 
 TEST_CASE("an agent program that is not installed stops the daemon at start, with a hint") {
