@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The web page in headless Chromium: installs Debian's chromium (apt) and playwright-core
-# (npm ci in tests/browser; no browser download), builds `board` and board_http_serve, and runs
-# tests/browser/board_page.test.mjs. Screenshots land in $BUILD_DIR/browser/.
+# (npm ci in tests/browser; no browser download), builds `board`, board-daemon and the fake
+# agent, and runs tests/browser/board_page.test.mjs (the daemon working a board in a git
+# repository, a person acting through the page). Screenshots land in $BUILD_DIR/browser/.
 # Usage: scripts/browser-test.sh [BUILD_DIR]   (default build/dev, configured with the dev preset)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,9 +27,10 @@ fi
 if [[ ! -f $build_dir/CMakeCache.txt ]]; then
   cmake --preset dev -B "$build_dir"
 fi
-cmake --build "$build_dir" --target board board_http_serve
+cmake --build "$build_dir" --target board board-daemon board_fake_agent
 
 BOARD_BIN=$PWD/$build_dir/src/cli/board \
-BOARD_HTTP_SERVE=$PWD/$build_dir/src/http/board_http_serve \
+BOARD_DAEMON=$PWD/$build_dir/src/orchestrator/board-daemon \
+BOARD_FAKE_AGENT=$PWD/$build_dir/tests/fake_agent/board_fake_agent \
 BOARD_SCREENSHOT_DIR=$PWD/$build_dir/browser \
   node tests/browser/board_page.test.mjs

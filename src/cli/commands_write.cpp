@@ -133,6 +133,8 @@ Run declare_reject(CLI::App& sub) {
         "Examples:\n  board reject PROJ-4 \"Use the existing retry helper\"\n"
         "  board reject PROJ-4 \"Close to done\" --comment src/retry.cpp:42:\"no sleep here\"");
     return [args](const GlobalOptions& options) {
+        if (args->text.empty() && args->comments.empty())
+            return fail(Exit::usage, "reject", "FEEDBACK is required (board reject --help)");
         std::vector<app::LineComment> comments;
         for (const auto& text : args->comments) {
             std::string error;

@@ -33,6 +33,8 @@
 //   garbage                print a line of invalid UTF-8, NUL and control bytes
 //   stderr=TEXT            print TEXT on stderr
 //   stdout=TEXT            print TEXT on stdout (e.g. a fenced or malformed tag)
+//   wait=NAME              wait until the file fake-agent/NAME exists (a test releases the
+//                          run when it has seen what it printed so far), at most an hour
 //   commit=FILE            append a line naming the run to FILE (in the working directory),
 //                          then `git add` and `git commit` it there, as an implementing agent
 //                          does in its worktree
@@ -330,6 +332,14 @@ std::optional<int> carry_out(const Action& action,
         case Action::Kind::sleep:
             std::this_thread::sleep_for(std::chrono::milliseconds{action.number});
             break;
+        case Action::Kind::wait: {
+            // A stand-in for an agent still thinking: it polls, the test waits on its output.
+            const auto give_up = std::chrono::steady_clock::now() + std::chrono::hours{1};
+            while (!fs::exists(run.folder / action.text) &&
+                   std::chrono::steady_clock::now() < give_up)
+                std::this_thread::sleep_for(std::chrono::milliseconds{20});
+            break;
+        }
         case Action::Kind::hang:
             if (action.text == "ignore-term") std::signal(SIGTERM, SIG_IGN);
             sleep_forever();

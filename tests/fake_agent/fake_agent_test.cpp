@@ -84,10 +84,10 @@ TEST_CASE("script: small forms") {
 }
 
 TEST_CASE("script: malformed lines name the token and the reason") {
-    CHECK(
-        error_of("signal=COMPLETE bogus") ==
-        "\"bogus\": unknown action (expected artifact=, signal=, question=, exit=, sleep=, "
-        "hang, grandchild, commit=, flood=, no-stdin, cost=, session=, garbage, stderr=, stdout=)");
+    CHECK(error_of("signal=COMPLETE bogus") ==
+          "\"bogus\": unknown action (expected artifact=, signal=, question=, exit=, sleep=, "
+          "hang, grandchild, commit=, wait=, flood=, no-stdin, cost=, session=, garbage, stderr=, "
+          "stdout=)");
     CHECK(error_of("artifact=done") ==
           "\"artifact=done\": expected artifact=complete, "
           "in-progress or none");
@@ -111,6 +111,10 @@ TEST_CASE("script: malformed lines name the token and the reason") {
           "\"commit=../x\": expected a file inside the working directory");
     CHECK(parse_line("commit=src/a.txt").actions ==
           std::vector<Action>{action(Action::Kind::commit, "src/a.txt")});
+    CHECK(parse_line("wait=release").actions ==
+          std::vector<Action>{action(Action::Kind::wait, "release")});
+    CHECK(error_of("wait=../x") ==
+          "\"wait=../x\": expected a file name in fake-agent/ (no '/', no leading '.')");
     CHECK(error_of("no-stdin=yes") == "\"no-stdin=yes\": takes no value");
     CHECK(error_of("question=") == "\"question=\": the question is empty");
     CHECK(error_of("exit=0 signal=COMPLETE") ==

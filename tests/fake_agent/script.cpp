@@ -46,7 +46,7 @@ bool is_json_safe(std::string_view text) {
 
 constexpr std::string_view unknown_action =
     "unknown action (expected artifact=, signal=, question=, exit=, sleep=, hang, grandchild, "
-    "commit=, "
+    "commit=, wait=, "
     "flood=, no-stdin, cost=, session=, garbage, stderr=, stdout=)";
 
 constexpr long long max_sleep_ms = 24LL * 3600 * 1000;
@@ -141,7 +141,7 @@ ParsedLine parse_line(std::string_view line) {
             const bool takes_value = key == "artifact" || key == "signal" || key == "question" ||
                                      key == "exit" || key == "sleep" || key == "flood" ||
                                      key == "cost" || key == "session" || key == "stderr" ||
-                                     key == "stdout" || key == "commit";
+                                     key == "stdout" || key == "commit" || key == "wait";
             return fail(
                 token,
                 takes_value ? "needs a value: " + key + "=..." : std::string{unknown_action});
@@ -191,6 +191,10 @@ ParsedLine parse_line(std::string_view line) {
             if (value.front() == '/' || value.find("..") != std::string::npos)
                 return fail(token, "expected a file inside the working directory");
             action.kind = Action::Kind::commit;
+        } else if (key == "wait") {
+            if (value.find('/') != std::string::npos || value.front() == '.')
+                return fail(token, "expected a file name in fake-agent/ (no '/', no leading '.')");
+            action.kind = Action::Kind::wait;
         } else if (key == "stderr" || key == "stdout") {
             action.kind = key == "stderr" ? Action::Kind::stderr_text : Action::Kind::stdout_text;
         } else {

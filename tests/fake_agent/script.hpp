@@ -29,6 +29,7 @@ struct Action {
         stderr_text,  ///< text: one line on stderr
         stdout_text,  ///< text: one line on stdout
         commit,       ///< text: a file (relative to the working directory) written and committed
+        wait,         ///< text: a file name in fake-agent/ to wait for (a test releases the run)
     };
     Kind kind = Kind::artifact;
     std::string text;
