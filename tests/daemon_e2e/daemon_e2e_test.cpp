@@ -949,8 +949,13 @@ TEST_CASE("with --no-agents the page serves and records an approval, and nothing
     Child daemon = board.start_daemon({"--http", "127.0.0.1:0", "--no-agents", "--timeout", "60s"});
     const int port = page_port(daemon);
     REQUIRE(port > 0);
+    // The page's address is printed as the server starts listening, before the main loop
+    // has scanned the board and said what it will not do: wait for that line too.
+    const bool said_no_agents = wait_until({daemon.out.parent_path()}, 20s, [&] {
+        return daemon.stdout_text().find("agents are not run (--no-agents)") != std::string::npos;
+    });
     INFO(daemon.stdout_text());
-    CHECK(daemon.stdout_text().find("agents are not run (--no-agents)") != std::string::npos);
+    CHECK(said_no_agents);
 
     const std::string page =
         http_exchange(port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
