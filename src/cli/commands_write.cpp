@@ -125,15 +125,17 @@ struct RejectArgs {
 Run declare_reject(CLI::App& sub) {
     auto args = std::make_shared<RejectArgs>();
     sub.add_option("ID", args->id, "ticket id")->required();
-    sub.add_option("FEEDBACK", args->text, "what to change; an agent cannot act on a bare no");
+    auto* feedback =
+        sub.add_option("FEEDBACK", args->text, "what to change; an agent cannot act on a bare no");
     sub.add_option("--comment",
                    args->comments,
                    "FILE:LINE:TEXT, a remark on a line of `board diff` (repeatable)");
     sub.footer(
         "Examples:\n  board reject PROJ-4 \"Use the existing retry helper\"\n"
         "  board reject PROJ-4 \"Close to done\" --comment src/retry.cpp:42:\"no sleep here\"");
-    return [args](const GlobalOptions& options) {
-        if (args->text.empty() && args->comments.empty())
+    return [args, feedback](const GlobalOptions& options) {
+        // Given but blank is the reducer's refusal (exit 1); not given at all is usage.
+        if (feedback->count() == 0 && args->comments.empty())
             return fail(Exit::usage, "reject", "FEEDBACK is required (board reject --help)");
         std::vector<app::LineComment> comments;
         for (const auto& text : args->comments) {

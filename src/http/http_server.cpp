@@ -382,8 +382,13 @@ asio::awaitable<void> HttpServer::Impl::session(std::shared_ptr<Impl> /*alive*/,
         if (ec) break;
         Request req = parser.release();
         const auto target = parse_target(req.target());
-        if (target && req.method() == bhttp::verb::get && target->segments.size() == 2 &&
-            target->segments[0] == "api" && target->segments[1] == "events") {
+        // The two streams: every event (`/api/events`), one run's output (`.../runs/R/stream`).
+        const bool get = target && req.method() == bhttp::verb::get;
+        const auto& seg = target ? target->segments : std::vector<std::string>{};
+        const bool events = get && seg.size() == 2 && seg[0] == "api" && seg[1] == "events";
+        const bool run_output = get && seg.size() == 6 && seg[0] == "api" && seg[1] == "tickets" &&
+                                seg[3] == "runs" && seg[5] == "stream";
+        if (events || run_output) {
             if (auto refusal = check_access(req, *target)) {
                 refusal->keep_alive(false);
                 refusal->prepare_payload();
@@ -391,20 +396,10 @@ asio::awaitable<void> HttpServer::Impl::session(std::shared_ptr<Impl> /*alive*/,
                 break;
             }
             stream.expires_never();
-            co_await serve_events(stream, req, *target);
-            break;
-        }
-        if (target && req.method() == bhttp::verb::get && target->segments.size() == 6 &&
-            target->segments[0] == "api" && target->segments[1] == "tickets" &&
-            target->segments[3] == "runs" && target->segments[5] == "stream") {
-            if (auto refusal = check_access(req, *target)) {
-                refusal->keep_alive(false);
-                refusal->prepare_payload();
-                co_await bhttp::async_write(stream, *refusal, asio::as_tuple(asio::use_awaitable));
-                break;
-            }
-            stream.expires_never();
-            co_await serve_run_output(stream, target->segments[2], target->segments[4]);
+            if (events)
+                co_await serve_events(stream, req, *target);
+            else
+                co_await serve_run_output(stream, seg[2], seg[4]);
             break;
         }
         Response res =

@@ -284,6 +284,38 @@ TEST_CASE("requires persists through a rejection and gates the end", "[e2e][requ
     CHECK(TempBoard::text(b.show(id), "status") == "done");
 }
 
+TEST_CASE("reject --comment: each FILE:LINE:TEXT reaches the feedback, a malformed one is usage",
+          "[e2e][verdict]") {
+    TempBoard b;
+    const std::string id = b.ticket_in(Status::implementing);
+    b.agent_run(id, Status::implementing);  // → review
+    b.agent_run(id, Status::review);        // review prep done → awaiting review
+    REQUIRE(TempBoard::text(b.show(id), "awaiting") == "review");
+    const auto seq = b.show(id).at("seq").as_int64();
+
+    const auto malformed = b.board({"reject", id, "x", "--comment", "src/a.cpp:twelve:no"});
+    CHECK(malformed.exit_code == 2);
+    CHECK_THAT(malformed.err, Catch::Contains("the line \"twelve\" is not a number"));
+    const auto blank = b.board({"reject", id, "--comment", "src/a.cpp:3:  "});
+    CHECK(blank.exit_code == 2);
+    CHECK_THAT(blank.err, Catch::Contains("the comment on src/a.cpp:3 is blank"));
+    CHECK(b.show(id).at("seq").as_int64() == seq);  // nothing written
+
+    // Comments alone are feedback enough.
+    const auto ok = b.board({"reject",
+                             id,
+                             "--comment",
+                             "src/retry.cpp:42:no sleep here",
+                             "--comment",
+                             "README.md:7:say why: it matters"});
+    INFO(ok.err);
+    REQUIRE(ok.exit_code == 0);
+    const auto notes = b.show(id).at("notes").as_array();
+    CHECK(notes.back().at("text").as_string() ==
+          "Comments on the diff:\n- src/retry.cpp:42: no sleep here\n- README.md:7: say why: it "
+          "matters");
+}
+
 TEST_CASE("inside an agent run, human-only commands are refused and nothing is written",
           "[e2e][provenance]") {
     TempBoard b;
