@@ -9,7 +9,7 @@
 //   - sees a ticket held by the planning WIP limit labelled as such,
 //   - rejects a review with two comments on lines of the diff, and the next implementing
 //     prompt holds both as file:line,
-//   - approves the second review: the ticket is done.
+//   - approves the second review by keyboard (r: the feedback box, a: approve): it is done.
 // Also: the Inbox badge on a direct load of a ticket's page, a replay slider that stays where
 // it was put, create, note and cancel from the page. Screenshots go to $BOARD_SCREENSHOT_DIR.
 //
@@ -222,7 +222,13 @@ async function scenario(name, viewport) {
     await page.goto(`${base}#/ticket/${feature}`);
     await page.locator('#inbox-count:not(.zero)').waitFor();
     assert.ok(Number(await page.locator('#inbox-count').textContent()) >= 1);
-    await page.locator('.inbox-item button.approve', { hasText: 'Approve: done' }).click();
+    // By keyboard: r goes to the feedback box, a approves.
+    await page.locator('.inbox-item button.approve', { hasText: 'Approve: done' }).waitFor();
+    await page.locator('h2').first().click();
+    await page.keyboard.press('r');
+    assert.equal(await page.evaluate(() => document.activeElement.classList.contains('feedback')), true);
+    await page.locator('h2').first().click();
+    await page.keyboard.press('a');
     await until(`${feature} done`, () => show(feature).status === 'done');
     await page.locator('.resolution.completed').waitFor();
     step(`${name}: approved ${feature}'s review: done`);
