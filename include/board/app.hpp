@@ -206,6 +206,47 @@ private:
 /// `{"kind","turn","why","blockers","until"}` (`until` only while backing off).
 std::string standing_json(const Standing& standing);
 
+/// Which events a timeline (`board log --all`) keeps. Empty members do not filter.
+struct TimelineFilter {
+    std::optional<UnixMillis> since;  ///< at or after
+    std::vector<std::string> types;   ///< any of these event types (`verdict`, `run-finished`)
+    /// The actor: `human` (any person), `human:ana`, `agent`, `agent:planning`, `system`.
+    std::string by;
+};
+
+/// Whether `event` passes `filter`.
+bool keeps(const TimelineFilter& filter, const Event& event);
+
+/// One event of the board's timeline, with the ticket it belongs to.
+struct TimelineEntry {
+    std::string ticket;
+    Event event;
+};
+
+struct Timeline {
+    std::vector<TimelineEntry> entries;  ///< by time, then ticket, then seq
+    std::vector<std::string> warnings;   ///< tickets whose logs did not read
+};
+
+/// `board why ID`: the one reason a ticket is where it is and what would move it, with what a
+/// person weighs next to it: what it asks (if anything), its budget spent of its limits, the
+/// gate of its phase, and the last failed run.
+struct Why {
+    Ticket ticket;
+    Standing standing;
+    std::optional<HumanRequest> request;
+    Policy policy;  ///< board.yaml's, which the daemon applies now
+    /// The phase's gate when the ticket waits at it (`gates.planning: approval`), else none.
+    std::optional<Gate> gate;
+    /// The newest run that failed (exit, timeout, error), as `run 0003 (research): ...`.
+    std::string last_failure;
+    std::vector<std::string> warnings;
+};
+
+/// `{id, status, standing, request?, budget: {cost_usd, max_cost_usd, attempts, max_attempts,
+/// iterations, max_iterations}, gate?, last_failure?}`.
+std::string to_json(const Why& why);
+
 /// Tickets a board-wide query picked, and the board they were picked from (rendering asks it
 /// for an epic's progress, whether a blocker is done, whose turn it is).
 struct Picked {
@@ -366,6 +407,10 @@ public:
     Result<History> history(const std::string& id);
     /// Every agent run of a ticket, oldest first.
     Result<std::vector<RunView>> runs(const std::string& id);
+    /// Every ticket's events that pass `filter`, merged by time (`board log --all`).
+    Result<Timeline> timeline(const TimelineFilter& filter);
+    /// Why the ticket is where it is and what would move it (`board why`).
+    Result<Why> why(const std::string& id);
     /// The ticket's branch against the branch it ships into (`git diff BASE...board/<ID>`,
     /// `--stat` when `stat`): what a reviewer reads. Refused when the ticket has no branch.
     Result<std::string> diff(const std::string& id, bool stat);

@@ -269,6 +269,47 @@ Result<History> Board::history(const std::string& id) {
     return history;
 }
 
+bool keeps(const TimelineFilter& filter, const Event& e) {
+    if (filter.since && e.at < *filter.since) return false;
+    if (!filter.types.empty() &&
+        std::find(filter.types.begin(), filter.types.end(), type_name(e.payload)) ==
+            filter.types.end())
+        return false;
+    if (!filter.by.empty()) {
+        const std::string who = to_string(e.by);
+        const bool kind_only = filter.by.find(':') == std::string::npos;
+        if (kind_only ? to_string(e.by.kind) != filter.by : who != filter.by) return false;
+    }
+    return true;
+}
+
+Result<Timeline> Board::timeline(const TimelineFilter& filter) {
+    Timeline out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(root_ / "tickets", ec)) {
+        const std::string id = entry.path().filename().string();
+        if (!entry.is_directory() || !is_valid_ticket_id(id)) continue;
+        auto history = this->history(id);
+        if (!history) {
+            out.warnings.push_back(history.error().message);
+            continue;
+        }
+        for (auto& w : history.value().warnings) out.warnings.push_back(std::move(w));
+        for (auto& e : history.value().events)
+            if (keeps(filter, e)) out.entries.push_back(TimelineEntry{id, std::move(e)});
+    }
+    if (ec)
+        return refusal(
+            Kind::storage,
+            fmt::format("log --all: {}: {}", (root_ / "tickets").string(), ec.message()));
+    std::sort(out.entries.begin(), out.entries.end(), [](const auto& a, const auto& b) {
+        if (a.event.at != b.event.at) return a.event.at < b.event.at;
+        if (a.ticket != b.ticket) return id_less(a.ticket, b.ticket);
+        return a.event.seq < b.event.seq;
+    });
+    return out;
+}
+
 Result<std::vector<RunView>> Board::runs(const std::string& id) {
     auto history = this->history(id);
     if (!history) return std::move(history).error();

@@ -5,6 +5,7 @@
 #include "codec/json_writer.hpp"
 
 #include <board/app.hpp>
+#include <board/board_config.hpp>
 #include <board/codec.hpp>
 
 #include <fmt/format.h>
@@ -164,6 +165,68 @@ Standing Standings::of(const Ticket& t) const {
                                 start->attempt));
     }
     return make(Kind::agent_next, "agent", "the agent's turn");
+}
+
+Result<Why> Board::why(const std::string& id) {
+    auto view = show(id);
+    if (!view) return std::move(view).error();
+    Why out;
+    out.warnings = std::move(view.value().warnings);
+    out.ticket = std::move(view.value().ticket);
+    if (!view.value().standing)
+        return Refusal{Refusal::Kind::storage,
+                       fmt::format("why {}: the board or board.yaml did not load", id),
+                       std::move(out.warnings)};
+    out.standing = std::move(*view.value().standing);
+    out.request = request_of(out.ticket);
+    auto config = load_board_config(root() / "board.yaml");
+    if (config) out.policy = config.value().policy;
+    const Ticket& t = out.ticket;
+    if (t.awaiting && t.handoff == Handoff::gate) {
+        if (t.status == Status::research) out.gate = out.policy.research_gate;
+        if (t.status == Status::planning) out.gate = out.policy.planning_gate;
+    }
+    if (auto runs = this->runs(id)) {
+        for (auto it = runs.value().rbegin(); it != runs.value().rend(); ++it) {
+            if (it->end != "finished" ||
+                (it->exit_code == 0 && !it->timed_out && it->error.empty()))
+                continue;
+            std::string what = it->timed_out ? "timed out" : fmt::format("exit {}", it->exit_code);
+            if (!it->error.empty()) what += ": " + it->error;
+            out.last_failure = fmt::format("run {} ({}) {}", it->id, to_string(it->phase), what);
+            break;
+        }
+    }
+    return out;
+}
+
+std::string to_json(const Why& why) {
+    const Ticket& t = why.ticket;
+    const Policy& p = why.policy;
+    std::string out = "{\"id\":";
+    codec_detail::append_json_string(out, t.id);
+    out += ",\"status\":";
+    codec_detail::append_json_string(out, to_string(t.status));
+    out += ",\"standing\":" + standing_json(why.standing);
+    if (why.request) out += ",\"request\":" + request_json(*why.request);
+    out += fmt::format(
+        ",\"budget\":{{\"cost_usd\":{},\"max_cost_usd\":{},\"attempts\":{},\"max_attempts\":{},"
+        "\"iterations\":{},\"max_iterations\":{}}}",
+        t.cost_usd,
+        p.max_cost_usd,
+        t.phase_attempts,
+        p.max_attempts,
+        t.phase_iterations,
+        p.max_iterations);
+    if (why.gate) {
+        out += ",\"gate\":";
+        codec_detail::append_json_string(out, to_string(*why.gate));
+    }
+    if (!why.last_failure.empty()) {
+        out += ",\"last_failure\":";
+        codec_detail::append_json_string(out, why.last_failure);
+    }
+    return out + "}\n";
 }
 
 std::string standing_json(const Standing& s) {

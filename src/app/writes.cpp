@@ -9,6 +9,7 @@
 #include <board/board_dir.hpp>
 #include <board/codec.hpp>
 #include <board/event_log.hpp>
+#include <board/sha256.hpp>
 
 #include <fmt/format.h>
 
@@ -376,6 +377,53 @@ Result<Written> Board::reopen(const std::string& id, const std::string& reason, 
     return write("reopen", id, by, {Reopened{reason}});
 }
 
+namespace {
+
+/// A fork is a rerun from seq N: it needs the artifacts the log records at N, not only their
+/// names. Each is copied when the source's file still has the recorded hash; one edited or
+/// rewritten since then is not the one recorded, and is named in a warning instead of being
+/// passed off as it.
+void copy_forked_artifacts(const fs::path& source,
+                           const fs::path& fork,
+                           const Ticket& forked,
+                           std::int64_t at_seq,
+                           std::vector<std::string>& warnings) {
+    for (const auto kind : all_artifact_kinds) {
+        const auto& artifact = forked.artifact(kind);
+        if (!artifact || artifact->path.empty()) continue;
+        const fs::path name{artifact->path};
+        if (name.has_parent_path() || artifact->path.front() == '.') {
+            warnings.push_back(
+                fmt::format("fork: artifact path {} is not a file name in the "
+                            "ticket's folder: not copied",
+                            artifact->path));
+            continue;
+        }
+        const auto text = read_whole_file(source / name);
+        if (!text) {
+            warnings.push_back(fmt::format(
+                "fork: {} is missing from the source ticket: the fork's {} must be redone",
+                artifact->path,
+                to_string(kind)));
+            continue;
+        }
+        if (!artifact->sha256.empty() && sha256_hex(*text) != artifact->sha256) {
+            warnings.push_back(
+                fmt::format("fork: {} changed after seq {} (its hash differs from "
+                            "the one recorded): not copied; the fork's {} must be "
+                            "redone",
+                            artifact->path,
+                            at_seq,
+                            to_string(kind)));
+            continue;
+        }
+        if (auto failed = write_file_atomically(fork / name, *text); !failed.empty())
+            warnings.push_back("fork: " + failed);
+    }
+}
+
+}  // namespace
+
 Result<Written> Board::fork(const std::string& id, std::int64_t at_seq, const Actor& by) {
     if (auto source = ticket_folder("fork", id); !source) return std::move(source).error();
     auto history = this->history(id);
@@ -408,6 +456,7 @@ Result<Written> Board::fork(const std::string& id, std::int64_t at_seq, const Ac
         const auto* ok = std::get_if<Committed>(&*result);
         if (!ok) return false;
         if (auto failed = write_snapshot(folder, *ok->ticket)) warnings.push_back(*failed);
+        copy_forked_artifacts(root_ / "tickets" / id, folder, *ok->ticket, at_seq, warnings);
         return true;
     };
     auto new_id = create_ticket_folder(root_, config.value().prefix, fill);

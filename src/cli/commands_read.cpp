@@ -6,6 +6,7 @@
 #include "cli/history.hpp"
 #include "cli/render.hpp"
 
+#include <board/board_config.hpp>
 #include <board/codec.hpp>
 #include <board/event_log.hpp>
 #include <board/reduce.hpp>
@@ -18,11 +19,14 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <poll.h>
 #include <sys/inotify.h>
 #include <thread>
 #include <unistd.h>
+#include <utility>
+#include <variant>
 
 namespace board::cli {
 namespace {
@@ -206,22 +210,6 @@ std::string questions_table(const app::Asked& asked, bool colour) {
 // ---------------------------------------------------------------------------------------------
 // One ticket
 
-Run declare_log(CLI::App& sub) {
-    auto id = std::make_shared<std::string>();
-    sub.add_option("ID", *id, "ticket id, e.g. PROJ-12")->required();
-    sub.footer("Example:\n  board log PROJ-12\n  board log PROJ-12 --json | jq .type");
-    return [id](const GlobalOptions& options) {
-        auto session = reading(options, "log");
-        if (auto* code = std::get_if<int>(&session)) return *code;
-        auto history = std::get<Session>(session).board().history(*id);
-        if (!history) return report(history.error(), "log");
-        warn_all(history.value().warnings);
-        for (const auto& event : history.value().events)
-            std::cout << (options.json ? encode_event(event) : describe(event)) << '\n';
-        return 0;
-    };
-}
-
 /// Returns when something is written, made or renamed in one of `folders`, or after
 /// `longest` (a look every second where inotify cannot be had).
 void wait_for_change(const std::vector<std::filesystem::path>& folders,
@@ -239,6 +227,115 @@ void wait_for_change(const std::vector<std::filesystem::path>& folders,
     std::this_thread::sleep_for(longest);
 }
 
+template <std::size_t... I>
+bool is_event_type_of(std::string_view type, std::index_sequence<I...>) {
+    return ((std::variant_alternative_t<I, Payload>::type == type) || ...);
+}
+
+/// A `type` some event has (`verdict`, `run-finished`): a typo in --type is a usage error,
+/// not an empty answer.
+bool is_event_type(std::string_view type) {
+    return is_event_type_of(type, std::make_index_sequence<std::variant_size_v<Payload>>{});
+}
+
+struct LogArgs {
+    std::string id;
+    bool all = false;
+    std::string since, types, by;
+    bool follow = false;
+};
+
+/// `--since`: a time (`2026-11-26T05:00:00Z`) or how long ago (`2h`, `30m`).
+std::optional<UnixMillis> since_time(const std::string& text) {
+    if (auto at = parse_timestamp(text)) return at;
+    if (auto ago = parse_duration(text)) return wall_clock_now() - ago->count();
+    return std::nullopt;
+}
+
+Run declare_log(CLI::App& sub) {
+    auto args = std::make_shared<LogArgs>();
+    sub.add_option("ID", args->id, "ticket id, e.g. PROJ-12 (or --all)");
+    sub.add_flag("--all", args->all, "every ticket's events, merged by time: the board's timeline");
+    sub.add_option(
+        "--since", args->since, "only events since a time (2026-11-26T05:00:00Z) or ago (2h)");
+    sub.add_option("--type", args->types, "only these event types, e.g. verdict,run-finished");
+    sub.add_option(
+        "--by", args->by, "only events by human, human:ana, agent, agent:planning or system");
+    sub.add_flag("--follow,-f", args->follow, "keep printing events as they are appended");
+    sub.footer(join_lines({"Examples:",
+                           "  board log PROJ-12",
+                           "  board log PROJ-12 --json | jq .type",
+                           "  board log --all --since 2h --by human",
+                           "  board log --all --type verdict,run-finished --follow"}));
+    return [args](const GlobalOptions& options) {
+        if (args->all == !args->id.empty())
+            return fail(Exit::usage, "log", "name one ticket, or --all for every ticket");
+        app::TimelineFilter filter;
+        if (!args->since.empty()) {
+            filter.since = since_time(args->since);
+            if (!filter.since)
+                return fail(Exit::usage,
+                            "log",
+                            fmt::format("--since \"{}\" is neither a time like "
+                                        "2026-11-26T05:00:00Z nor a duration like 2h",
+                                        args->since));
+        }
+        filter.types = app::split_list(args->types);
+        for (const auto& type : filter.types)
+            if (!is_event_type(type))
+                return fail(
+                    Exit::usage, "log", fmt::format("--type: \"{}\" is not an event type", type));
+        filter.by = args->by;
+        auto session = reading(options, "log");
+        if (auto* code = std::get_if<int>(&session)) return *code;
+        auto& board = std::get<Session>(session).board();
+        // What was printed, per ticket: a follow prints only what is new.
+        std::map<std::string, std::int64_t, std::less<>> printed;
+        const auto print = [&](const std::string& ticket, const Event& e) {
+            if (options.json) {
+                std::string line = encode_event(e);
+                if (args->all) line.insert(1, "\"ticket\":\"" + ticket + "\",");
+                std::cout << line << '\n';
+            } else {
+                std::cout << (args->all ? fmt::format("{:<10} ", ticket) : std::string{})
+                          << describe(e) << '\n';
+            }
+            printed[ticket] = e.seq;
+        };
+        const auto once = [&]() -> int {
+            if (args->all) {
+                auto timeline = board.timeline(filter);
+                if (!timeline) return report(timeline.error(), "log");
+                warn_all(timeline.value().warnings);
+                for (const auto& entry : timeline.value().entries)
+                    if (entry.event.seq > printed[entry.ticket]) print(entry.ticket, entry.event);
+            } else {
+                auto history = board.history(args->id);
+                if (!history) return report(history.error(), "log");
+                warn_all(history.value().warnings);
+                for (const auto& e : history.value().events)
+                    if (e.seq > printed[args->id] && app::keeps(filter, e)) print(args->id, e);
+            }
+            std::cout.flush();
+            return 0;
+        };
+        if (const int code = once(); code != 0 || !args->follow) return code;
+        const auto tickets = std::get<Session>(session).root() / "tickets";
+        for (;;) {
+            std::vector<std::filesystem::path> folders{tickets};
+            if (!args->all) {
+                folders.push_back(tickets / args->id);
+            } else {
+                std::error_code ec;
+                for (const auto& entry : std::filesystem::directory_iterator(tickets, ec))
+                    if (entry.is_directory()) folders.push_back(entry.path());
+            }
+            wait_for_change(folders, std::chrono::seconds{1});
+            if (const int code = once(); code != 0) return code;
+        }
+    };
+}
+
 /// `12.3s`, `4m 05s`: a run's length.
 std::string run_length(std::int64_t ms) {
     if (ms < 60'000) return fmt::format("{:.1f}s", static_cast<double>(ms) / 1000.0);
@@ -253,6 +350,49 @@ std::string run_end(const app::RunView& r) {
     if (r.exit_code != 0) return fmt::format("exit {}", r.exit_code);
     if (!r.error.empty()) return "failed";
     return r.signal ? std::string{to_string(*r.signal)} : std::string{"no signal"};
+}
+
+Run declare_why(CLI::App& sub) {
+    auto id = std::make_shared<std::string>();
+    sub.add_option("ID", *id, "ticket id, e.g. PROJ-12")->required();
+    sub.footer(join_lines({"The one reason a ticket is where it is, and what would move it.",
+                           "Examples:",
+                           "  board why PROJ-7",
+                           "  board why PROJ-7 --json | jq -r .standing.why"}));
+    return [id](const GlobalOptions& options) {
+        auto session = reading(options, "why");
+        if (auto* code = std::get_if<int>(&session)) return *code;
+        auto why = std::get<Session>(session).board().why(*id);
+        if (!why) return report(why.error(), "why");
+        const auto& w = why.value();
+        warn_all(w.warnings);
+        if (options.json) {
+            std::cout << app::to_json(w);
+            return 0;
+        }
+        const Ticket& t = w.ticket;
+        std::cout << fmt::format("{} {}: {}\n", t.id, to_string(t.status), w.standing.turn);
+        std::cout << fmt::format("  {}\n", w.standing.why);
+        if (w.gate)
+            std::cout << fmt::format("  the gate of {}: {} (gates.{} in board.yaml)\n",
+                                     to_string(t.status),
+                                     to_string(*w.gate),
+                                     to_string(t.status));
+        std::cout << request_text(t);
+        const Policy& p = w.policy;
+        if (t.status != Status::done)
+            std::cout << fmt::format(
+                "  budget: ${} of {} · attempts {} of {} · iterations {} of {}\n",
+                t.cost_usd,
+                p.max_cost_usd > 0 ? fmt::format("${}", p.max_cost_usd) : "unlimited",
+                t.phase_attempts,
+                p.max_attempts,
+                t.phase_iterations,
+                p.max_iterations);
+        if (!w.last_failure.empty())
+            std::cout << fmt::format("  last failure: {}\n", printable(w.last_failure));
+        return 0;
+    };
 }
 
 Run declare_runs(CLI::App& sub) {
@@ -417,6 +557,14 @@ Run declare_replay(CLI::App& sub) {
         auto history = std::get<Session>(session).board().history(args->id);
         if (!history) return report(history.error(), "replay");
         warn_all(history.value().warnings);
+        const auto& events = history.value().events;
+        const std::int64_t last = events.empty() ? 0 : events.back().seq;
+        if (args->until > last)
+            return fail(
+                Exit::refused,
+                "replay",
+                fmt::format(
+                    "{} has no seq {}: its log ends at seq {}", args->id, args->until, last));
         Ticket ticket;
         boost::json::array steps;
         for (const auto& event : history.value().events) {
@@ -709,6 +857,7 @@ constexpr Command table[] = {
      "fold a ticket's log step by step: each event and the state after it",
      declare_replay},
     {"show", "a ticket: fields, artifacts, questions, notes, recent events", declare_show},
+    {"why", "why a ticket is where it is, and what would move it", declare_why},
     {"runs", "a ticket's agent runs: phase, try, length, cost, how each ended", declare_runs},
     {"diff", "a ticket's branch against the branch it ships into (--stat)", declare_diff},
     {"run", "what one agent run printed (or --prompt: what it was given); --follow", declare_run},

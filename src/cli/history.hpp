@@ -18,7 +18,9 @@ std::string describe(const Event& event);
 /// One line: the column and whose turn it is, with the counters that matter.
 std::string describe_state(const Ticket& ticket);
 
-/// Lines `field: before → after` for every top-level snapshot field the event changed.
+/// Lines `field: before → after` for every snapshot field the event changed, looking inside
+/// lists and objects: `notes: + {from: "human", ...}`, `questions[q1].status: "pending" →
+/// "answered"`, `artifacts.plan.status: ...`. Numbers as written (`cost_usd: 0 → 0.21`).
 std::vector<std::string> describe_changes(const Ticket& before, const Ticket& after);
 
 }  // namespace board::cli

@@ -316,6 +316,115 @@ TEST_CASE("reject --comment: each FILE:LINE:TEXT reaches the feedback, a malform
           "matters");
 }
 
+TEST_CASE("why: one reason per cause, in words, and what would move it", "[e2e][why]") {
+    TempBoard b;
+    {  // research holds one ticket at most
+        std::string yaml = slurp(b.root() / "board.yaml");
+        const auto at = yaml.find("  research: 3");
+        REQUIRE(at != std::string::npos);
+        yaml.replace(at, 13, "  research: 1");
+        std::ofstream(b.root() / "board.yaml") << yaml;
+    }
+    const auto why = [&](const std::string& id) {
+        const auto ran = b.board({"why", id});
+        INFO(ran.err);
+        CHECK(ran.exit_code == 0);
+        return ran.out;
+    };
+    const auto kind = [&](const std::string& id) {
+        const auto ran = b.board({"why", id, "--json"});
+        REQUIRE(ran.exit_code == 0);
+        const auto json = boost::json::parse(ran.out);
+        return std::string{json.at("standing").at("kind").as_string()};
+    };
+
+    const std::string researching = b.ticket_in(Status::research);
+    const std::string waiting = b.create("waits for research");
+    CHECK_THAT(why(waiting),
+               Catch::Contains("waits for room in research: it holds 1 of 1 tickets "
+                               "(wip.research); it moves when one leaves"));
+    CHECK(kind(waiting) == "wip_held");
+    CHECK_THAT(b.board({"show", waiting}).out, Catch::Contains("backlog, wip 1/1"));
+
+    const std::string blocked = b.create("after the first", {"--blocked-by", researching});
+    CHECK_THAT(why(blocked),
+               Catch::Contains("blocked by " + researching + ": it moves when they are done"));
+
+    const std::string ready = b.ticket_in(Status::ready);
+    CHECK_THAT(why(ready),
+               Catch::Contains("planning does not start by itself (auto.planning is off): "
+                               "`board start " +
+                               ready + "` starts it"));
+
+    const std::string gated = b.ticket_in(Status::planning);
+    b.agent_run(gated, Status::planning);  // the approval gate
+    const auto at_gate = why(gated);
+    CHECK_THAT(at_gate, Catch::Contains("waits for a person (approval, gate)"));
+    CHECK_THAT(at_gate, Catch::Contains("the gate of planning: approval (gates.planning"));
+    CHECK_THAT(at_gate, Catch::Contains("board approve " + gated));
+
+    // A failed run: the next attempt waits out its backoff, and the failure is named.
+    const Actor system{ActorKind::system, {}};
+    b.append(researching, system, {RunStarted{"r90", Status::research, 1, 1, {}, {}}});
+    RunFinished failed;
+    failed.run = "r90";
+    failed.exit_code = 1;
+    failed.error = "API Error: 500 overloaded";
+    b.append(researching, system, {failed});
+    const auto backing_off = why(researching);
+    CHECK_THAT(backing_off, Catch::Contains("its last attempt failed: attempt 2 of 3 (research)"));
+    CHECK_THAT(
+        backing_off,
+        Catch::Contains("last failure: run r90 (research) exit 1: API Error: 500 overloaded"));
+    CHECK_THAT(backing_off, Catch::Contains("budget: $0 of $10 · attempts 1 of 3"));
+    CHECK(kind(researching) == "backing_off");
+
+    const auto unknown = b.board({"why", "P-99"});
+    CHECK(unknown.exit_code == 1);
+    CHECK_THAT(unknown.err, Catch::Contains("P-99"));
+}
+
+TEST_CASE("log --all is the board's timeline, filtered by time, type and actor", "[e2e][log]") {
+    TempBoard b;
+    const std::string first = b.create("first");
+    const std::string second = b.create("second", {"--awaiting", "approval"});
+    REQUIRE(b.board({"note", first, "hello", "--from", "human"}).exit_code == 0);
+    REQUIRE(b.board({"approve", second, "fine"}).exit_code == 0);
+
+    const auto all = b.board({"log", "--all"});
+    REQUIRE(all.exit_code == 0);
+    const auto created_first = all.out.find(first + " ");
+    const auto approved = all.out.find("verdict");
+    CHECK(created_first != std::string::npos);
+    CHECK(approved > created_first);  // by time
+
+    const auto verdicts = b.board({"log", "--all", "--type", "verdict", "--json"});
+    REQUIRE(verdicts.exit_code == 0);
+    CHECK(verdicts.out.find("\"ticket\":\"" + second + "\"") != std::string::npos);
+    CHECK(verdicts.out.find("\"type\":\"created\"") == std::string::npos);
+    CHECK(std::count(verdicts.out.begin(), verdicts.out.end(), '\n') == 1);
+
+    const auto by_human = b.board({"log", "--all", "--by", "human:ana", "--since", "1h"});
+    CHECK(by_human.exit_code == 0);
+    std::istringstream lines(by_human.out);
+    int count = 0;
+    for (std::string line; std::getline(lines, line); ++count)
+        CHECK_THAT(line, Catch::Contains("human:ana"));
+    CHECK(count >= 4);  // two creations, the note, the verdict
+    CHECK(b.board({"log", "--all", "--by", "agent"}).out.empty());
+    CHECK(b.board({"log", "--all", "--since", "2999-01-01T00:00:00Z"}).out.empty());
+
+    CHECK(b.board({"log", "--all", "--type", "verdicts"}).exit_code == 2);
+    CHECK(b.board({"log", "--all", "--since", "yesterday"}).exit_code == 2);
+    CHECK(b.board({"log"}).exit_code == 2);
+    CHECK(b.board({"log", first, "--all"}).exit_code == 2);
+
+    // replay past the end of the log says so.
+    const auto past = b.board({"replay", first, "--until", "99"});
+    CHECK(past.exit_code == 1);
+    CHECK_THAT(past.err, Catch::Contains(first + " has no seq 99: its log ends at seq 2"));
+}
+
 TEST_CASE("inside an agent run, human-only commands are refused and nothing is written",
           "[e2e][provenance]") {
     TempBoard b;

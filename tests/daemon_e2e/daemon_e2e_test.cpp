@@ -7,6 +7,7 @@
 #include <board/event_log.hpp>
 #include <board/sandbox.hpp>
 
+#include <boost/json/parse.hpp>
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -411,6 +412,39 @@ TEST_CASE("rejection feedback reaches the next prompt") {
     const std::string first = read_file(board.dir(id) / "fake-agent" / "prompt-planning-1.md");
     CHECK(first.find("## Human feedback\n\n(none)") != std::string::npos);
     CHECK(board.ticket(id).awaiting == Awaiting::approval);
+}
+
+TEST_CASE("a fork carries the plan it was forked with: approving it implements that plan") {
+    BoardOptions o;
+    o.gates = "{ research: none, planning: approval }";
+    TestBoard board("fork", o);
+    const std::string id = board.create("plan me");
+    REQUIRE(board.daemon() == 0);
+    const Ticket original = board.ticket(id);
+    REQUIRE(original.awaiting == Awaiting::approval);
+    const std::string plan = read_file(board.dir(id) / "plan.md");
+    REQUIRE(plan.find("Fake planning artifact") != std::string::npos);
+
+    const std::string fork_out =
+        board.cli({"fork", id, "--at", std::to_string(original.seq), "--json", "--as", "ana"});
+    const std::string fork = std::string{boost::json::parse(fork_out).at("id").as_string()};
+    CHECK(read_file(board.dir(fork) / "plan.md") == plan);
+    CHECK(board.cli({"verify", fork}).find("missing") == std::string::npos);
+
+    // The original's plan is rewritten later: the fork keeps the one it was forked with.
+    write_file(board.dir(id) / "plan.md", "---\nstatus: complete\n---\n# Another plan\n");
+    board.cli({"approve", fork, "--as", "ana"});
+    REQUIRE(board.daemon() == 0);
+    const std::string prompt =
+        read_file(board.dir(fork) / "fake-agent" / "prompt-implementing-1.md");
+    CHECK(prompt.find("Fake planning artifact") != std::string::npos);
+    CHECK(prompt.find("Another plan") == std::string::npos);
+
+    // A fork of an artifact edited since it was recorded says so instead of copying it.
+    Child refork = board.start_cli({"fork", id, "--at", std::to_string(original.seq)});
+    CHECK(refork.wait() == 0);
+    CHECK(refork.stderr_text().find("plan.md changed after seq " + std::to_string(original.seq)) !=
+          std::string::npos);
 }
 
 TEST_CASE("notify: a person hears of each ticket that starts awaiting them and each question") {
