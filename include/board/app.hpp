@@ -15,6 +15,7 @@
 #include <board/catalog.hpp>
 #include <board/event.hpp>
 #include <board/expected.hpp>
+#include <board/stats.hpp>
 #include <board/ticket.hpp>
 
 #include <chrono>
@@ -228,6 +229,12 @@ struct Timeline {
     std::vector<std::string> warnings;   ///< tickets whose logs did not read
 };
 
+/// `board stats`: the figures, and the tickets whose logs did not read.
+struct StatsReport {
+    BoardStats stats;
+    std::vector<std::string> warnings;
+};
+
 /// `board why ID`: the one reason a ticket is where it is and what would move it, with what a
 /// person weighs next to it: what it asks (if anything), its budget spent of its limits, the
 /// gate of its phase, and the last failed run.
@@ -394,7 +401,9 @@ public:
     const std::filesystem::path& root() const { return root_; }
 
     // Board-wide reads.
-    Result<Picked> list(const ListFilter& filter);
+    /// With `for_person`, only the requests that are theirs (is_for: board.yaml's
+    /// `reviewers` of the kind, or escalated to them); a board.yaml that does not load refuses.
+    Result<Picked> list(const ListFilter& filter, std::string_view for_person = {});
     Result<Picked> ready(const NextFilter& filter);
     /// Everything awaiting a person, the longest waiting first.
     Result<Picked> inbox();
@@ -409,6 +418,8 @@ public:
     Result<std::vector<RunView>> runs(const std::string& id);
     /// Every ticket's events that pass `filter`, merged by time (`board log --all`).
     Result<Timeline> timeline(const TimelineFilter& filter);
+    /// Every ticket's log measured and summed over `[since, now]` (`board stats`).
+    Result<StatsReport> stats(UnixMillis since, UnixMillis now);
     /// Why the ticket is where it is and what would move it (`board why`).
     Result<Why> why(const std::string& id);
     /// The ticket's branch against the branch it ships into (`git diff BASE...board/<ID>`,
@@ -528,8 +539,9 @@ private:
 
 struct BoardQuery {
     enum class Kind { list, ready, next } kind = Kind::list;
-    ListFilter list;   ///< for list
-    NextRequest next;  ///< for ready (its filter) and next
+    ListFilter list;         ///< for list
+    std::string for_person;  ///< for list: only this person's requests (Board::list)
+    NextRequest next;        ///< for ready (its filter) and next
 };
 
 /// What a query prints: its output (JSON), its exit code, and what goes to stderr.

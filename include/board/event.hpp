@@ -226,6 +226,26 @@ struct ShipFailed {
     friend bool operator==(const ShipFailed&, const ShipFailed&) = default;
 };
 
+/// A person kept a handoff longer than board.yaml's `handoffs.<kind>.remind_after`: the board
+/// records the reminder (system only), so that no restart repeats or forgets one, and then
+/// runs the notify command. Refused once the ticket no longer awaits `awaiting`.
+struct HandoffReminded {
+    static constexpr std::string_view type = "handoff-reminded";
+    Awaiting awaiting = Awaiting::work;
+    int reminder = 1;  ///< 1 for the first reminder of this handoff, then 2, ...
+    friend bool operator==(const HandoffReminded&, const HandoffReminded&) = default;
+};
+
+/// A handoff kept longer than `handoffs.<kind>.escalate_after` goes to `escalate_to` as well
+/// (system only, once per handoff). The ticket still awaits the same kind and verdict: whoever
+/// it is escalated to decides it as the first person would.
+struct HandoffEscalated {
+    static constexpr std::string_view type = "handoff-escalated";
+    Awaiting awaiting = Awaiting::work;
+    std::vector<std::string> to;  ///< names; empty: whoever reads the board
+    friend bool operator==(const HandoffEscalated&, const HandoffEscalated&) = default;
+};
+
 using Payload = std::variant<Created,
                              RunStarted,
                              RunFinished,
@@ -243,7 +263,9 @@ using Payload = std::variant<Created,
                              Reopened,
                              Forked,
                              Shipped,
-                             ShipFailed>;
+                             ShipFailed,
+                             HandoffReminded,
+                             HandoffEscalated>;
 
 /// One line of a log: the envelope and the payload.
 struct Event {

@@ -3,6 +3,7 @@
 // and in what order tickets are taken. The orchestrator executes these values; it holds no
 // rules of its own.
 
+#include <board/event.hpp>
 #include <board/ticket.hpp>
 
 #include <array>
@@ -14,6 +15,16 @@
 #include <vector>
 
 namespace board {
+
+/// board.yaml's `handoffs.<kind>` and `reviewers.<kind>`: how long one kind of handoff may wait
+/// on a person before the board reminds them or escalates it, and who it is for.
+struct HandoffPolicy {
+    UnixMillis remind_after_ms = 0;    ///< 0: never; else after it, and again every as long
+    UnixMillis escalate_after_ms = 0;  ///< 0: never; else once, after it
+    std::vector<std::string> escalate_to;
+    std::vector<std::string> reviewers;  ///< who decides it; empty: anyone
+    friend bool operator==(const HandoffPolicy&, const HandoffPolicy&) = default;
+};
 
 /// The board policy of board.yaml that decisions depend on (spec/storage.md defaults).
 struct Policy {
@@ -29,6 +40,10 @@ struct Policy {
     bool review_agent = true;
     UnixMillis retry_backoff_ms = 10'000;  ///< doubled per failed attempt
     UnixMillis retry_backoff_max_ms = 300'000;
+    /// Per awaiting kind (all_awaitings order): none by default.
+    std::array<HandoffPolicy, all_awaitings.size()> handoffs{};
+
+    const HandoffPolicy& handoff(Awaiting a) const { return handoffs[static_cast<std::size_t>(a)]; }
 
     int wip_limit(Status s) const { return wip[static_cast<std::size_t>(s)]; }
 
@@ -99,6 +114,18 @@ std::optional<UnixMillis> next_question_deadline(const Ticket& ticket);
 
 /// Ids of pending questions whose timeout has passed at `now`: each is owed a timeout event.
 std::vector<std::string> questions_due(const Ticket& ticket, UnixMillis now);
+
+/// When a reminder or an escalation of the ticket's handoff falls due under `policy`, the
+/// earliest of the two; nullopt when none ever will (the agent's turn, or no service level).
+std::optional<UnixMillis> next_handoff_deadline(const Ticket& ticket, const Policy& policy);
+
+/// The events the board owes the ticket's handoff at `now` (`handoff-reminded`,
+/// `handoff-escalated`), in that order; one reminder however long it has waited.
+std::vector<Payload> handoff_events_due(const Ticket& ticket, const Policy& policy, UnixMillis now);
+
+/// Whether the ticket's request is for `person`: it awaits a kind whose `reviewers` name
+/// them or name no one, or it was escalated to them.
+bool is_for(const Ticket& ticket, const Policy& policy, std::string_view person);
 
 /// How a ticket relates to an epic, for ordering (spec §7).
 enum class EpicState : std::uint8_t {

@@ -61,6 +61,13 @@ enum class Awaiting : std::uint8_t {
     escalation,
     checkpoint
 };
+inline constexpr std::array all_awaitings{Awaiting::work,
+                                          Awaiting::approval,
+                                          Awaiting::input,
+                                          Awaiting::review,
+                                          Awaiting::content,
+                                          Awaiting::escalation,
+                                          Awaiting::checkpoint};
 
 /// Why the ticket awaits a human: the rules for a verdict depend on it (spec §3, §5, §6).
 enum class Handoff : std::uint8_t {
@@ -292,7 +299,15 @@ struct Ticket {
     std::optional<Resolution> resolution;
     std::optional<Awaiting> awaiting;
     Handoff handoff = Handoff::signal;  ///< meaningful only while `awaiting` is set
-    std::optional<Awaiting> requires_;  ///< wire name `requires` (a C++20 keyword)
+    /// When the ticket was handed to a person as it awaits now (the event that set `awaiting`
+    /// or changed its type); 0 while it is the agent's turn. Handoff service levels count
+    /// from it. The fields below it describe the same handoff and are reset with it.
+    UnixMillis awaiting_since = 0;
+    int reminders = 0;                      ///< `handoff-reminded` events of this handoff
+    UnixMillis reminded_at = 0;             ///< the last of them
+    UnixMillis escalated_at = 0;            ///< `handoff-escalated`: when; 0 when not escalated
+    std::vector<std::string> escalated_to;  ///< and to whom (empty: to whoever reads the board)
+    std::optional<Awaiting> requires_;      ///< wire name `requires` (a C++20 keyword)
 
     ArtifactSlots artifacts;
     std::vector<Note> notes;

@@ -73,6 +73,13 @@ void append_entry_json(std::string& out, const Catalog& catalog, const CatalogEn
         append_json_string(out, to_string(*t.awaiting));
         append_key(out, "handoff");
         append_json_string(out, to_string(t.handoff));
+        if (t.awaiting_since != 0)
+            append_timestamp_field(out, ",\"awaiting_since\":", t.awaiting_since);
+        if (t.reminders != 0) append_field(out, ",\"reminders\":", t.reminders);
+        if (t.escalated_at != 0) {
+            append_key(out, "escalated_to");
+            append_string_list(out, t.escalated_to);
+        }
     }
     if (t.requires_) {
         append_key(out, "requires");

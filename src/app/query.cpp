@@ -80,6 +80,7 @@ std::string encode_query(const BoardQuery& query) {
     o["orphan"] = l.orphan || query.next.filter.orphan;
     o["labels"] = json::value_from(l.labels);
     o["all"] = l.all;
+    o["for"] = query.for_person;
     o["epic"] = query.next.filter.epic;
     o["human"] = query.next.human;
     o["types"] = names_of(query.next.types);
@@ -112,6 +113,7 @@ std::optional<BoardQuery> decode_query(std::string_view line) {
     q.list.standalone = q.next.filter.standalone = flag(o, "standalone");
     q.list.orphan = q.next.filter.orphan = flag(o, "orphan");
     q.list.all = flag(o, "all");
+    q.for_person = text(o, "for");
     if (const auto* labels = o.if_contains("labels"); labels && labels->is_array())
         for (const auto& label : labels->as_array())
             if (label.is_string()) q.list.labels.emplace_back(label.as_string());
@@ -151,7 +153,7 @@ QueryAnswer answer_query(Board& board, const BoardQuery& query) {
         out.output = boost::json::serialize(json) + "\n";
         return out;
     }
-    auto picked = query.kind == BoardQuery::Kind::list ? board.list(query.list)
+    auto picked = query.kind == BoardQuery::Kind::list ? board.list(query.list, query.for_person)
                                                        : board.ready(query.next.filter);
     if (!picked) return refused(picked.error());
     out.output = to_json(picked.value());

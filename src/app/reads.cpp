@@ -127,6 +127,20 @@ void check_snapshot(const fs::path& dir, const Ticket& folded, VerifyReport& rep
             snapshot.value().seq,
             folded.seq));
     } else if (!(snapshot.value() == folded)) {
+        // A snapshot written before handoff service levels has none of their fields: it is
+        // behind, like a stale one, not wrong.
+        Ticket upgraded = snapshot.value();
+        upgraded.awaiting_since = folded.awaiting_since;
+        upgraded.reminders = folded.reminders;
+        upgraded.reminded_at = folded.reminded_at;
+        upgraded.escalated_at = folded.escalated_at;
+        upgraded.escalated_to = folded.escalated_to;
+        if (upgraded == folded && snapshot.value().awaiting_since == 0) {
+            report.warnings.push_back(
+                "ticket.json predates handoff service levels (no awaiting_since); the next "
+                "write refreshes it");
+            return;
+        }
         report.faults.push_back(
             fmt::format("ticket.json (seq {}) differs from the fold of the log (seq {})",
                         snapshot.value().seq,
@@ -172,12 +186,20 @@ std::optional<Standing> Board::standing_now(const Ticket& ticket,
     return Standings(load.value()->catalog, *policy, wall_clock_now()).of(ticket);
 }
 
-Result<Picked> Board::list(const ListFilter& filter) {
+Result<Picked> Board::list(const ListFilter& filter, std::string_view for_person) {
     auto load = board_wide("list");
     if (!load) return std::move(load).error();
     const auto& board = load.value();
     if (auto refused = unless_epic(*board, filter.parent, "list --parent")) return *refused;
-    return with_standings(picked(board, board->catalog.list(filter)), root_, "list");
+    auto entries = board->catalog.list(filter);
+    if (!for_person.empty()) {
+        auto config = config_of(root_, "list --for");
+        if (!config) return std::move(config).error();
+        const Policy& policy = config.value().policy;
+        std::erase_if(
+            entries, [&](const CatalogEntry* e) { return !is_for(e->ticket, policy, for_person); });
+    }
+    return with_standings(picked(board, std::move(entries)), root_, "list");
 }
 
 Result<Picked> Board::ready(const NextFilter& filter) {
@@ -307,6 +329,28 @@ Result<Timeline> Board::timeline(const TimelineFilter& filter) {
         if (a.ticket != b.ticket) return id_less(a.ticket, b.ticket);
         return a.event.seq < b.event.seq;
     });
+    return out;
+}
+
+Result<StatsReport> Board::stats(UnixMillis since, UnixMillis now) {
+    StatsReport out;
+    std::vector<TicketMetrics> measured;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(root_ / "tickets", ec)) {
+        const std::string id = entry.path().filename().string();
+        if (!entry.is_directory() || !is_valid_ticket_id(id)) continue;
+        auto history = this->history(id);
+        if (!history) {
+            out.warnings.push_back(history.error().message);
+            continue;
+        }
+        for (auto& w : history.value().warnings) out.warnings.push_back(std::move(w));
+        measured.push_back(measure(history.value().events));
+    }
+    if (ec)
+        return refusal(Kind::storage,
+                       fmt::format("stats: {}: {}", (root_ / "tickets").string(), ec.message()));
+    out.stats = aggregate(measured, since, now);
     return out;
 }
 

@@ -28,7 +28,7 @@ std::optional<HumanRequest> request_of(const Ticket& t) {
     HumanRequest r;
     r.kind = *t.awaiting;
     r.handoff = t.handoff;
-    r.since = t.updated_at;
+    r.since = t.awaiting_since ? t.awaiting_since : t.updated_at;
     // The newest note by an agent or the board since the phase began says why it waits.
     for (auto it = t.notes.rbegin(); it != t.notes.rend() && it->at >= t.phase_started_at; ++it) {
         if (it->from == ActorKind::human) continue;

@@ -9,6 +9,7 @@
 #include <board/codec.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 
@@ -32,15 +33,25 @@ std::optional<Standing> from_ticket(const Ticket& t) {
         const bool cancelled = t.resolution == Resolution::wont_do;
         return make(Kind::done, "-", cancelled ? "done (cancelled)" : "done (completed)");
     }
-    if (t.awaiting)
-        return make(Kind::awaiting,
-                    std::string{to_string(*t.awaiting)},
-                    fmt::format("waits for a person ({}, {}) since {}: `board show {}` says what "
-                                "is asked",
-                                to_string(*t.awaiting),
-                                to_string(t.handoff),
-                                format_timestamp(t.updated_at),
-                                t.id));
+    if (t.awaiting) {
+        std::string chased;
+        if (t.reminders > 0)
+            chased += fmt::format(", reminded {} time{}", t.reminders, t.reminders == 1 ? "" : "s");
+        if (t.escalated_at != 0)
+            chased += t.escalated_to.empty()
+                          ? std::string{", escalated"}
+                          : fmt::format(", escalated to {}", fmt::join(t.escalated_to, ", "));
+        return make(
+            Kind::awaiting,
+            std::string{to_string(*t.awaiting)},
+            fmt::format("waits for a person ({}, {}) since {}{}: `board show {}` says what "
+                        "is asked",
+                        to_string(*t.awaiting),
+                        to_string(t.handoff),
+                        format_timestamp(t.awaiting_since ? t.awaiting_since : t.updated_at),
+                        chased,
+                        t.id));
+    }
     if (t.run)
         return make(Kind::running,
                     "running",

@@ -288,6 +288,55 @@ std::vector<std::string> read_command(const Field& f) {
     return argv;
 }
 
+/// A list of people's names (`[alice, bob]`): each one word, as `--as` takes it.
+std::vector<std::string> read_names(const Field& f) {
+    if (!f.value.IsSequence())
+        fail(f.mark,
+             f.path,
+             fmt::format("expected a list of names like [alice, bob], got {}", describe(f.value)));
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < f.value.size(); ++i) {
+        const YAML::Node item = f.value[i];
+        const Field element{fmt::format("{}[{}]", f.path, i), item, item.Mark()};
+        const std::string& name = scalar(element, "a name");
+        if (!is_valid_actor(Actor{ActorKind::human, name}))
+            fail(element.mark,
+                 element.path,
+                 fmt::format("expected a name of one word, got \"{}\"", name));
+        names.push_back(name);
+    }
+    return names;
+}
+
+/// Calls `on(kind, field)` for each awaiting kind `f` names (`handoffs:`, `reviewers:`).
+template <class F>
+void for_each_awaiting(const Field& f, F on) {
+    for_each_key(f,
+                 {"work", "approval", "input", "review", "content", "escalation", "checkpoint"},
+                 [&](std::string_view kind, const Field& v) { on(*parse<Awaiting>(kind), v); });
+}
+
+void read_handoffs(const Field& f, Policy& policy) {
+    for_each_awaiting(f, [&](Awaiting kind, const Field& v) {
+        HandoffPolicy& p = policy.handoffs[static_cast<std::size_t>(kind)];
+        for_each_key(v,
+                     {"remind_after", "escalate_after", "escalate_to"},
+                     [&](std::string_view k, const Field& x) {
+                         if (k == "remind_after")
+                             p.remind_after_ms = read_duration(x, false).count();
+                         if (k == "escalate_after")
+                             p.escalate_after_ms = read_duration(x, false).count();
+                         if (k == "escalate_to") p.escalate_to = read_names(x);
+                     });
+    });
+}
+
+void read_reviewers(const Field& f, Policy& policy) {
+    for_each_awaiting(f, [&](Awaiting kind, const Field& v) {
+        policy.handoffs[static_cast<std::size_t>(kind)].reviewers = read_names(v);
+    });
+}
+
 /// `agents.<phase>` as written: command and timeout stay unset until `agents.default` is
 /// known, because the file may name the phases before the default.
 struct PhaseEntry {
@@ -392,9 +441,21 @@ void read_top(const Field& top, BoardConfig& config) {
     const auto wip = [&](Status s) -> int& { return policy.wip[static_cast<std::size_t>(s)]; };
     for_each_key(
         top,
-        {"prefix", "auto", "wip", "gates", "budget", "daemon", "agents", "notify", "ship"},
+        {"prefix",
+         "auto",
+         "wip",
+         "gates",
+         "budget",
+         "daemon",
+         "agents",
+         "notify",
+         "ship",
+         "handoffs",
+         "reviewers"},
         [&](std::string_view key, const Field& v) {
             if (key == "prefix") config.prefix = read_prefix(v);
+            if (key == "handoffs") read_handoffs(v, policy);
+            if (key == "reviewers") read_reviewers(v, policy);
             if (key == "auto") {
                 for_each_key(v, {"research", "planning"}, [&](std::string_view k, const Field& x) {
                     (k == "research" ? policy.auto_research : policy.auto_planning) = read_bool(x);

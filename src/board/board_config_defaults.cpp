@@ -235,6 +235,17 @@ ship:
   pr_command: [gh, pr, create, --head, "{{branch}}", --base, "{{base}}", --title, "{{title}}", --body, "{{body}}"]
   cleanup: true     # remove the worktree once shipped, and the branch once merged
 
+# How long a person may keep each kind of request (work, approval, input, review, content,
+# escalation, checkpoint) before the board reminds them (the notify command runs again, every
+# remind_after) or escalates it to escalate_to as well (once). Both are recorded in the log.
+# handoffs:
+#   review: {{ remind_after: 24h, escalate_after: 72h, escalate_to: [carol] }}
+#
+# Who decides each kind: `board list --awaiting --for alice` lists what is hers (a kind with
+# no one named is everyone's).
+# reviewers:
+#   review: [alice, bob]
+
 # A command run whenever a ticket starts awaiting a person or an agent asks a question: an
 # argv list, never a shell string. The details arrive in the environment (BOARD_TICKET,
 # BOARD_AWAITING, BOARD_REASON, ...) and as one JSON object on standard input.

@@ -192,6 +192,19 @@ TEST_CASE("board.yaml errors name the key, the line and what was expected") {
         {"notify:\n  timeout: 0s\n", 2, "notify.timeout: expected a positive duration"},
         {"notify:\n  max_parallel: 0\n", 2, "notify.max_parallel: expected a whole number >= 1"},
         {"notify: [x]\n", 1, "notify: expected a mapping"},
+        // handoffs and reviewers: per awaiting kind, durations and people's names
+        {"handoffs:\n  reveiw: {remind_after: 1h}\n",
+         2,
+         "handoffs.reveiw: unknown key (did you mean \"review\"?)"},
+        {"handoffs:\n  review: {remind_after: 0s}\n",
+         2,
+         "handoffs.review.remind_after: expected a positive duration"},
+        {"handoffs:\n  review: {escalate_to: carol}\n",
+         2,
+         "handoffs.review.escalate_to: expected a list of names"},
+        {"reviewers:\n  review: [alice, \"bob smith\"]\n",
+         2,
+         "reviewers.review[1]: expected a name of one word"},
         // wrong types
         {"auto: true\n", 1, "auto: expected a mapping of research, planning, got \"true\""},
         {"auto: {research: yes}\n", 1, "auto.research: expected true or false, got \"yes\""},
@@ -434,6 +447,25 @@ TEST_CASE("notify: off by default - a command, timeout and limit when given") {
     for (const char* line : {"# notify:", "#   command: [notify-send, board]"})
         text.replace(text.find(line), 2, "");
     CHECK(parse_ok(text).notify.command == Argv{"notify-send", "board"});
+}
+
+TEST_CASE("handoffs and reviewers: none by default, per awaiting kind when given") {
+    for (const auto& h : BoardConfig{}.policy.handoffs) CHECK(h == HandoffPolicy{});
+    const auto c = parse_ok(
+        "handoffs:\n  review: {remind_after: 4h, escalate_after: 72h, escalate_to: [carol]}\n"
+        "  input: {remind_after: 30m}\nreviewers:\n  review: [alice, bob]\n");
+    const HandoffPolicy& review = c.policy.handoff(Awaiting::review);
+    CHECK(review.remind_after_ms == 4 * 3'600'000);
+    CHECK(review.escalate_after_ms == 72 * 3'600'000);
+    CHECK(review.escalate_to == Argv{"carol"});
+    CHECK(review.reviewers == Argv{"alice", "bob"});
+    CHECK(c.policy.handoff(Awaiting::input).remind_after_ms == 30 * 60'000);
+    CHECK(c.policy.handoff(Awaiting::approval) == HandoffPolicy{});
+    // The default file shows them commented out; uncommented, they load.
+    std::string text = default_board_yaml("PROJ");
+    for (const char* line : {"# handoffs:", "#   review: {", "# reviewers:", "#   review: [alice"})
+        text.replace(text.find(line), 2, "");
+    CHECK(parse_ok(text).policy.handoff(Awaiting::review).reviewers == Argv{"alice", "bob"});
 }
 
 TEST_CASE("is_valid_prefix follows ^[A-Z][A-Z0-9]{0,15}$") {

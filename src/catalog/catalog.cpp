@@ -21,6 +21,11 @@ CatalogEntry summarize(const Ticket& ticket) {
     entry.ticket.resolution = ticket.resolution;
     entry.ticket.awaiting = ticket.awaiting;
     entry.ticket.handoff = ticket.handoff;
+    entry.ticket.awaiting_since = ticket.awaiting_since;
+    entry.ticket.reminders = ticket.reminders;
+    entry.ticket.reminded_at = ticket.reminded_at;
+    entry.ticket.escalated_at = ticket.escalated_at;
+    entry.ticket.escalated_to = ticket.escalated_to;
     entry.ticket.requires_ = ticket.requires_;
     entry.ticket.phase_attempts = ticket.phase_attempts;
     entry.ticket.phase_iterations = ticket.phase_iterations;

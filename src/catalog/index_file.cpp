@@ -146,7 +146,7 @@ std::string_view optional_name(const std::optional<Enum>& value) {
     return value ? to_string(*value) : std::string_view{};
 }
 
-constexpr std::size_t field_count = 30;
+constexpr std::size_t field_count = 35;
 
 }  // namespace
 
@@ -187,14 +187,20 @@ void append_line(std::string& out, const IndexLine& line) {
                    t.phase_started_at);
     if (t.last_failure_at) fmt::format_to(std::back_inserter(out), "{}", *t.last_failure_at);
     fmt::format_to(std::back_inserter(out),
-                   "\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+                   "\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t",
                    t.cost_usd,
                    t.runs_total,
                    t.created_at,
                    t.updated_at,
                    line.entry.questions_pending,
                    line.entry.questions_total,
-                   line.entry.notes);
+                   line.entry.notes,
+                   t.awaiting_since,
+                   t.reminders,
+                   t.reminded_at,
+                   t.escalated_at);
+    append_list(out, t.escalated_to);
+    out += '\n';
 }
 
 std::optional<IndexLine> parse_line(std::string_view text) {
@@ -229,10 +235,13 @@ bool parse_line_into(std::string_view text, LogIdentity& log, CatalogEntry& entr
               read_number(f[23], t.cost_usd) && read_number(f[24], t.runs_total) &&
               read_number(f[25], t.created_at) && read_number(f[26], t.updated_at) &&
               read_number(f[27], entry.questions_pending) &&
-              read_number(f[28], entry.questions_total) && read_number(f[29], entry.notes);
+              read_number(f[28], entry.questions_total) && read_number(f[29], entry.notes) &&
+              read_number(f[30], t.awaiting_since) && read_number(f[31], t.reminders) &&
+              read_number(f[32], t.reminded_at) && read_number(f[33], t.escalated_at);
     if (!ok) return false;
     if (!unescape_into(f[5], t.title) || !list_into(f[8], t.labels) ||
-        !unescape_into(f[9], t.parent) || !list_into(f[10], t.blocked_by))
+        !unescape_into(f[9], t.parent) || !list_into(f[10], t.blocked_by) ||
+        !list_into(f[34], t.escalated_to))
         return false;
     if (!f[16].empty()) {
         Run& run = t.run.emplace();

@@ -22,8 +22,10 @@ struct Command {
     Run (*declare)(CLI::App& sub);
 };
 
-/// Commands that read: log, replay, show, list, next, ready, questions, verify, doctor.
+/// Commands that read: show, list, next, ready, questions, verify, doctor.
 std::span<const Command> reading_commands();
+/// Commands that read history: log, replay, why, runs, run, diff, stats.
+std::span<const Command> history_commands();
 /// Commands that write: init, create, the human moves, fork, import-ticks.
 std::span<const Command> writing_commands();
 

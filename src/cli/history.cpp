@@ -8,6 +8,7 @@
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <type_traits>
@@ -81,6 +82,13 @@ std::string payload_summary(const Payload& payload) {
                                      : fmt::format("{} {} {}", p.branch, to_string(p.how), p.ref);
             } else if constexpr (std::is_same_v<T, ShipFailed>) {
                 return fmt::format("{} {}", p.branch, excerpt(p.reason));
+            } else if constexpr (std::is_same_v<T, HandoffReminded>) {
+                return fmt::format("{} reminder {}", to_string(p.awaiting), p.reminder);
+            } else if constexpr (std::is_same_v<T, HandoffEscalated>) {
+                return fmt::format("{} to {}",
+                                   to_string(p.awaiting),
+                                   p.to.empty() ? std::string{"whoever reads the board"}
+                                                : fmt::format("{}", fmt::join(p.to, ", ")));
             } else {
                 return std::string{};  // updated, started: the changes say it
             }

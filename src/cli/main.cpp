@@ -37,6 +37,7 @@ using namespace board::cli;
 std::vector<Command> every_command() {
     std::vector<Command> all;
     for (const auto& c : reading_commands()) all.push_back(c);
+    for (const auto& c : history_commands()) all.push_back(c);
     for (const auto& c : writing_commands()) all.push_back(c);
     return all;
 }

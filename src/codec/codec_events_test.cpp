@@ -90,6 +90,10 @@ TEST_CASE("codec: payload wire names") {
         {index(Shipped{}),
          R"("type":"shipped","how":"merge","branch":"board/PROJ-12","ref":"3f2c1a9"})"},
         {index(ShipFailed{}), R"("type":"ship-failed","branch":"board/PROJ-12","reason":"merge)"},
+        {index(HandoffReminded{}),
+         R"("type":"handoff-reminded","awaiting":"review","reminder":2})"},
+        {index(HandoffEscalated{}),
+         R"("type":"handoff-escalated","awaiting":"review","to":["carol","dave"]})"},
     }));
     CHECK_THAT(encode_event(samples[c.sample]), Contains(c.fragment));
 }

@@ -186,6 +186,14 @@ inline ShipFailed sample(std::in_place_type_t<ShipFailed> /*type*/) {
     return {.branch = "board/PROJ-12", .reason = "merge conflict in src/a.cpp"};
 }
 
+inline HandoffReminded sample(std::in_place_type_t<HandoffReminded> /*type*/) {
+    return {.awaiting = Awaiting::review, .reminder = 2};
+}
+
+inline HandoffEscalated sample(std::in_place_type_t<HandoffEscalated> /*type*/) {
+    return {.awaiting = Awaiting::review, .to = {"carol", "dave"}};
+}
+
 inline Event envelope(std::int64_t seq, Payload payload) {
     return {.v = event_schema_version,
             .seq = seq,

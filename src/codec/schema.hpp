@@ -180,6 +180,18 @@ void describe(IO& io, S& e) {
     io.required("reason", e.reason);
 }
 
+template <class IO, Is<HandoffReminded> S>
+void describe(IO& io, S& e) {
+    io.required("awaiting", e.awaiting);
+    io.required("reminder", e.reminder);
+}
+
+template <class IO, Is<HandoffEscalated> S>
+void describe(IO& io, S& e) {
+    io.required("awaiting", e.awaiting);
+    io.required("to", e.to);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The ticket snapshot (state-machine.md §2). Read by a lenient Reader: see decode_ticket.
 
@@ -249,6 +261,12 @@ void describe(IO& io, S& t) {
     io.optional("resolution", t.resolution);
     io.optional("awaiting", t.awaiting);
     io.required("handoff", t.handoff);
+    // Omitted while unset, so a snapshot written before service levels reads the same.
+    io.unless_default("awaiting_since", Time{t.awaiting_since});
+    io.unless_default("reminders", t.reminders);
+    io.unless_default("reminded_at", Time{t.reminded_at});
+    io.unless_default("escalated_at", Time{t.escalated_at});
+    io.unless_default("escalated_to", t.escalated_to);
     io.optional("requires", t.requires_);
     io.required("artifacts", t.artifacts);
     io.required("notes", t.notes);

@@ -242,7 +242,7 @@ Response HttpServer::Impl::list(const Target& target) {
     filter.orphan = flag(target, "orphan");
     filter.all = flag(target, "all");
     filter.labels = app::split_list(target.get("label"));
-    return answer(board->list(filter));
+    return answer(board->list(filter, target.get("for")));
 }
 
 Response HttpServer::Impl::create(const Request& req, const Actor& by) {

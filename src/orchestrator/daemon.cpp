@@ -91,6 +91,7 @@ public:
                    [this](const app::BoardQuery& q) { return answer_now(q); })
         , launcher_(process_launcher())
         , writer_(options.board_root) {
+        notifier_.set_policy(config.policy);
         if (options.max_parallel) config_.daemon.max_parallel = *options.max_parallel;
         if (options.poll) config_.daemon.poll = *options.poll;
         if (options.debounce) config_.daemon.debounce = *options.debounce;
@@ -237,6 +238,10 @@ private:
             timed_questions_.insert(id);
         else
             timed_questions_.erase(id);
+        if (after && next_handoff_deadline(*after, config_.policy))
+            timed_handoffs_.insert(id);
+        else
+            timed_handoffs_.erase(id);
     }
 
     void refresh_dirty() {
@@ -342,6 +347,29 @@ private:
             if (auto deadline = next_question_deadline(*entry.ticket)) {
                 next = next ? std::min(*next, *deadline) : *deadline;
             }
+        }
+        return next;
+    }
+
+    /// Records the reminders and escalations board.yaml's `handoffs` owe people (the notify
+    /// command hears of each as the change is folded); returns the next one's time.
+    std::optional<UnixMillis> mind_handoffs() {
+        std::optional<UnixMillis> next;
+        const UnixMillis now = wall_clock_now();
+        const std::vector<std::string> timed(timed_handoffs_.begin(), timed_handoffs_.end());
+        for (const std::string& id : timed) {
+            auto& entry = known_.all().at(id);
+            if (!entry.ticket) continue;
+            if (!handoff_events_due(*entry.ticket, config_.policy, now).empty()) {
+                commit(id, [this, now](const Ticket& t) {
+                    std::vector<Authored> batch;
+                    for (auto& payload : handoff_events_due(t, config_.policy, now))
+                        batch.push_back({Actor{ActorKind::system, {}}, std::move(payload)});
+                    return batch;
+                });
+            }
+            if (auto deadline = next_handoff_deadline(*entry.ticket, config_.policy))
+                next = next ? std::min(*next, *deadline) : *deadline;
         }
         return next;
     }
@@ -645,7 +673,10 @@ private:
             }
             std::optional<Clock::time_point> wake_at;
             if (!stopping_ && options_.run_agents) {
-                if (auto deadline = time_out_questions(); deadline && watching) {
+                auto deadline = time_out_questions();
+                if (auto handoff = mind_handoffs())
+                    deadline = deadline ? std::min(*deadline, *handoff) : *handoff;
+                if (deadline && watching) {
                     wake_at =
                         Clock::now() +
                         milliseconds{std::max<UnixMillis>(0, *deadline - wall_clock_now()) + 5};
@@ -740,6 +771,7 @@ private:
     RunContext run_context_;
     bool looked_once_ = false;               ///< the first scan of the board is done
     std::set<std::string> timed_questions_;  ///< tickets with a question that can time out
+    std::set<std::string> timed_handoffs_;   ///< tickets a handoff service level may remind
     std::map<std::string, Running, KnownTickets::IdOrder> running_;
     std::set<std::string> owed_ships_;                ///< done tickets that owe their shipping
     std::set<std::string> shipping_;                  ///< tickets being shipped now

@@ -5,6 +5,8 @@
 #include <board/app.hpp>
 
 #include <boost/json.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -50,15 +52,22 @@ bool is_ours(std::string_view entry) {
                                   "BOARD_REQUEST=",
                                   "BOARD_ASKED_BY=",
                                   "BOARD_URL=",
+                                  "BOARD_FOR=",
+                                  "BOARD_REMINDER=",
                                   "BOARD_DIR="}) {
         if (entry.substr(0, name.size()) == name) return true;
     }
     return false;
 }
 
-Notification base(const Ticket& t, Notification::Reason reason) {
+Notification base(const Ticket& t, Notification::Reason reason, const Policy& policy) {
     Notification n;
     n.reason = reason;
+    n.reminder = t.reminders;
+    if (t.awaiting) n.people = policy.handoff(*t.awaiting).reviewers;
+    for (const auto& name : t.escalated_to)
+        if (std::find(n.people.begin(), n.people.end(), name) == n.people.end())
+            n.people.push_back(name);
     n.ticket = t.id;
     n.title = clipped(t.title);
     n.status = std::string{to_string(t.status)};
@@ -76,7 +85,17 @@ Notification base(const Ticket& t, Notification::Reason reason) {
 }  // namespace
 
 std::string_view to_string(Notification::Reason reason) {
-    return reason == Notification::Reason::question ? "question" : "awaiting";
+    switch (reason) {
+        case Notification::Reason::question:
+            return "question";
+        case Notification::Reason::reminder:
+            return "reminder";
+        case Notification::Reason::escalation:
+            return "escalation";
+        case Notification::Reason::awaiting:
+            break;
+    }
+    return "awaiting";
 }
 
 std::vector<std::string> Notification::environment() const {
@@ -88,7 +107,9 @@ std::vector<std::string> Notification::environment() const {
                                  "BOARD_HANDOFF=" + handoff,
                                  "BOARD_REQUEST=" + request,
                                  "BOARD_ASKED_BY=" + asked_by,
-                                 "BOARD_URL=" + url};
+                                 "BOARD_URL=" + url,
+                                 "BOARD_FOR=" + fmt::format("{}", fmt::join(people, ",")),
+                                 "BOARD_REMINDER=" + std::to_string(reminder)};
     if (reason == Reason::question) {
         env.push_back("BOARD_QUESTION_ID=" + question_id);
         env.push_back("BOARD_QUESTION=" + question);
@@ -112,6 +133,10 @@ std::string Notification::json() const {
     out["request"] = request;
     out["asked_by"] = asked_by;
     out["url"] = url.empty() ? boost::json::value(nullptr) : boost::json::value(url);
+    boost::json::array names;
+    for (const auto& name : people) names.emplace_back(name);
+    out["for"] = std::move(names);
+    out["reminder"] = reminder;
     if (reason == Reason::question) {
         out["question_id"] = question_id;
         out["question"] = question;
@@ -124,7 +149,9 @@ std::string Notification::json() const {
     return boost::json::serialize(out) + "\n";
 }
 
-std::vector<Notification> notifications_for(const Ticket& before, const Ticket& after) {
+std::vector<Notification> notifications_for(const Ticket& before,
+                                            const Ticket& after,
+                                            const Policy& policy) {
     std::vector<Notification> out;
     if (after.id.empty()) return out;
     const bool same = before.id == after.id;
@@ -135,7 +162,7 @@ std::vector<Notification> notifications_for(const Ticket& before, const Ticket& 
                                                before.questions.end(),
                                                [&](const Question& b) { return b.id == q.id; });
         if (known) continue;
-        Notification n = base(after, Notification::Reason::question);
+        Notification n = base(after, Notification::Reason::question, policy);
         n.question_id = after.id + "." + q.id;
         n.question = clipped(q.question);
         n.response_type = std::string{to_string(q.response_type)};
@@ -148,7 +175,13 @@ std::vector<Notification> notifications_for(const Ticket& before, const Ticket& 
         after.awaiting && (!same || !before.awaiting || *before.awaiting != *after.awaiting);
     // A question that hands the ticket to a person is announced once, as the question.
     if (newly_awaiting && !(asked && after.handoff == Handoff::question))
-        out.insert(out.begin(), base(after, Notification::Reason::awaiting));
+        out.insert(out.begin(), base(after, Notification::Reason::awaiting, policy));
+    if (same && !newly_awaiting && after.awaiting) {
+        if (after.escalated_at != 0 && before.escalated_at == 0)
+            out.push_back(base(after, Notification::Reason::escalation, policy));
+        else if (after.reminders > before.reminders)
+            out.push_back(base(after, Notification::Reason::reminder, policy));
+    }
     return out;
 }
 
@@ -178,7 +211,7 @@ Notifier::~Notifier() {
 
 void Notifier::notify_changes(const Ticket& before, const Ticket& after) {
     if (config_.command.empty()) return;
-    for (auto& n : notifications_for(before, after)) {
+    for (auto& n : notifications_for(before, after, policy_)) {
         if (!page_.empty()) n.url = page_ + "#/ticket/" + n.ticket;
         notify(n);
     }

@@ -29,7 +29,9 @@ namespace board::orchestrator {
 
 /// One thing a person should hear about.
 struct Notification {
-    enum class Reason { awaiting, question };
+    /// awaiting: a ticket starts awaiting a person; question: an agent asks one; reminder:
+    /// a request kept past `handoffs.<kind>.remind_after`; escalation: past `escalate_after`.
+    enum class Reason { awaiting, question, reminder, escalation };
     Reason reason = Reason::awaiting;
     std::string ticket;
     std::string title;
@@ -46,8 +48,13 @@ struct Notification {
     std::string request;
     std::string asked_by;
     std::string url;  ///< the ticket on the board's page, when the daemon serves one
+    /// Who it is for: board.yaml's `reviewers` of its kind, and whom it was escalated to
+    /// (empty: anyone). `reminder` counts the reminders of this request (0 for the first news).
+    std::vector<std::string> people;
+    int reminder = 0;
 
-    /// `BOARD_REASON=awaiting|question`, `BOARD_TICKET`, `BOARD_TITLE`, `BOARD_STATUS`,
+    /// `BOARD_REASON=awaiting|question|reminder|escalation`, `BOARD_FOR` (names, comma-separated),
+    /// `BOARD_TICKET`, `BOARD_TITLE`, `BOARD_STATUS`,
     /// `BOARD_AWAITING`, `BOARD_HANDOFF`, `BOARD_REQUEST`, `BOARD_ASKED_BY`, `BOARD_URL`
     /// (empty without a page), and for a question `BOARD_QUESTION_ID`, `BOARD_QUESTION`,
     /// `BOARD_RESPONSE_TYPE`, `BOARD_OPTIONS` (`id=label` lines): `NAME=value` strings.
@@ -59,9 +66,12 @@ struct Notification {
 std::string_view to_string(Notification::Reason);
 
 /// What changed between two states of one ticket that a person should hear about: a new
-/// awaiting (none before, or another type), and each newly asked pending question. A ticket
-/// that awaits input because of a question is announced once, as the question. Pure.
-std::vector<Notification> notifications_for(const Ticket& before, const Ticket& after);
+/// awaiting (none before, or another type), each newly asked pending question, a reminder
+/// and an escalation recorded. A ticket that awaits input because of a question is announced
+/// once, as the question. `policy` names who each kind is for. Pure.
+std::vector<Notification> notifications_for(const Ticket& before,
+                                            const Ticket& after,
+                                            const Policy& policy = {});
 
 class Notifier {
 public:
@@ -98,6 +108,9 @@ public:
 
     std::size_t failed() const { return failed_; }  ///< could not spawn, non-zero exit, killed
 
+    /// board.yaml's `reviewers` and `handoffs`: who each notification is for.
+    void set_policy(Policy policy) { policy_ = std::move(policy); }
+
     /// The board's page (`http://127.0.0.1:8080/`, no token): notifications link their ticket.
     void set_page(std::string base_url) { page_ = std::move(base_url); }
 
@@ -118,6 +131,7 @@ private:
     std::filesystem::path board_;
     std::function<void(const std::string&)> report_;
     std::string page_;
+    Policy policy_;
     std::set<std::string> reported_;
     std::vector<Child> running_;
     std::size_t started_ = 0;

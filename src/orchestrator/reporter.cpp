@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -126,6 +127,15 @@ std::string describe_event(const std::string& ticket, const Event& e) {
             },
             [](const ShipFailed& f) {
                 return fmt::format("ship-failed {}: {}", f.branch, clip(f.reason, 100));
+            },
+            [](const HandoffReminded& r) {
+                return fmt::format("reminded ({}, reminder {})", to_string(r.awaiting), r.reminder);
+            },
+            [](const HandoffEscalated& x) {
+                return fmt::format(
+                    "escalated ({}){}",
+                    to_string(x.awaiting),
+                    x.to.empty() ? "" : fmt::format(" to {}", fmt::join(x.to, ", ")));
             },
             [](const auto& other) { return std::string{other.type}; },
         },

@@ -35,4 +35,8 @@ Outcome apply(Ticket& t, const Event& e, const QuestionAsked& q);
 Outcome apply(Ticket& t, const Event& e, const QuestionAnswered& a);
 Outcome apply(Ticket& t, const Event& e, const QuestionTimedOut& q);
 
+// Handoff service levels (handoffs.cpp).
+Outcome apply(Ticket& t, const Event& e, const HandoffReminded& r);
+Outcome apply(Ticket& t, const Event& e, const HandoffEscalated& x);
+
 }  // namespace board::handlers

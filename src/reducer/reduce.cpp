@@ -54,10 +54,19 @@ std::optional<Rejection> reduce_in_place(Ticket& ticket, const Event& event) {
                             " does not follow seq ",
                             std::to_string(ticket.seq)});
     }
+    const std::optional<Awaiting> awaited = ticket.awaiting;
     auto rejection =
         std::visit([&](const auto& payload) { return handlers::apply(ticket, event, payload); },
                    event.payload);
     if (rejection) return rejection;
+    // A new handoff (or none) starts its service-level clock afresh, whatever event made it.
+    if (ticket.awaiting != awaited) {
+        ticket.awaiting_since = ticket.awaiting ? event.at : 0;
+        ticket.reminders = 0;
+        ticket.reminded_at = 0;
+        ticket.escalated_at = 0;
+        ticket.escalated_to.clear();
+    }
     ticket.seq = event.seq;
     ticket.updated_at = event.at;
     return std::nullopt;

@@ -1477,3 +1477,131 @@ TEST_CASE("doctor: a missing agent fails, a board that can run passes", "[e2e][d
           "agent /bin/true (research, planning, implementing, review)");
     CHECK(checks[1].at("verdict").as_string() == "ok");
 }
+
+namespace {
+
+/// A log written as if lived: each event `minutes` after `start`, numbered in order.
+struct Lived {
+    UnixMillis start;
+    std::vector<Event> events;
+
+    void at(int minutes, Actor by, Payload payload) {
+        const auto n = events.size() + 1;
+        events.push_back(Event{event_schema_version,
+                               0,
+                               "e" + std::to_string(n),
+                               start + minutes * 60'000LL,
+                               std::move(by),
+                               std::move(payload)});
+    }
+};
+
+ArtifactRecorded complete(ArtifactKind kind, std::string path) {
+    return ArtifactRecorded{
+        kind, std::move(path), ArtifactStatus::complete, "done", std::string(64, 'a'), {}};
+}
+
+RunFinished finished(std::string run, double cost) {
+    RunFinished f;
+    f.run = std::move(run);
+    f.signal = Signal::complete;
+    f.cost_usd = cost;
+    return f;
+}
+
+}  // namespace
+
+TEST_CASE("stats: figures of a board whose answer is known", "[e2e][stats]") {
+    TempBoard b;
+    const Actor ana{ActorKind::human, "ana"}, bob{ActorKind::human, "bob"}, system{};
+    const auto agent = [](Status phase) {
+        return Actor{ActorKind::agent, std::string{to_string(phase)}};
+    };
+    const UnixMillis start = wall_clock_now() - 24 * 3'600'000LL;  // a day ago
+
+    // P-1: every phase, then 60 minutes waiting for bob's review: done after 4h10m.
+    Lived one{start, {}};
+    Created c1;
+    c1.ticket = "P-1";
+    c1.title = "done in 250 minutes";
+    one.at(0, ana, c1);
+    one.at(10, system, RunStarted{"r1", Status::research, 1, 1, {}, {}});
+    one.at(40, agent(Status::research), complete(ArtifactKind::research, "research.md"));
+    one.at(40, system, finished("r1", 0.10));
+    one.at(60, ana, Started{});
+    one.at(70, system, RunStarted{"r2", Status::planning, 1, 1, {}, {}});
+    one.at(100, agent(Status::planning), complete(ArtifactKind::plan, "plan.md"));
+    one.at(100, system, finished("r2", 0.20));
+    one.at(110, system, RunStarted{"r3", Status::implementing, 1, 1, {}, {}});
+    one.at(170,
+           agent(Status::implementing),
+           complete(ArtifactKind::implementation_log, "implementation.md"));
+    one.at(170, system, finished("r3", 0.30));
+    one.at(180, system, RunStarted{"r4", Status::review, 1, 1, {}, {}});
+    one.at(190, agent(Status::review), complete(ArtifactKind::review, "review.md"));
+    one.at(190, system, finished("r4", 0.05));
+    one.at(250, bob, VerdictGiven{Verdict::approved, "ship it"});
+
+    // P-2: cancelled after half an hour.
+    Lived two{start, {}};
+    Created c2;
+    c2.ticket = "P-2";
+    c2.title = "not needed";
+    two.at(0, ana, c2);
+    two.at(30, ana, Cancelled{"not needed"});
+
+    // P-3: its research agent asks a question at minute 10; ana answers it at 75.
+    Lived three{start, {}};
+    Created c3;
+    c3.ticket = "P-3";
+    c3.title = "asks";
+    three.at(0, ana, c3);
+    three.at(5, system, RunStarted{"r1", Status::research, 1, 1, {}, {}});
+    QuestionAsked q;
+    q.question_id = "q1";
+    q.question = "SQLite or Postgres?";
+    three.at(10, agent(Status::research), q);
+    RunFinished stopped;
+    stopped.run = "r1";
+    three.at(15, system, stopped);
+    three.at(75, ana, QuestionAnswered{"q1", "sqlite", ""});
+
+    for (auto* lived : {&one, &two, &three}) {
+        const auto& id = std::get<Created>(lived->events.front().payload).ticket;
+        fs::create_directories(b.dir(id));
+        REQUIRE(std::holds_alternative<Committed>(append_events(b.dir(id), lived->events, 0)));
+    }
+    const auto text = b.board({"stats", "--since", "48h"});
+    REQUIRE(text.exit_code == 0);
+    INFO(text.out);
+    CHECK_THAT(text.out, Catch::Contains("throughput    1 completed, 1 cancelled, 3 created"));
+    CHECK_THAT(text.out, Catch::Contains("cycle time    p50 4h10m · p90 4h10m · max 4h10m (1)"));
+    CHECK_THAT(text.out,
+               Catch::Contains(
+                   "cost          $0.65 in all, $0.65 per completed ticket; 4 runs, 0 failed"));
+    CHECK_THAT(
+        text.out,
+        Catch::Contains("questions     1 asked by 1 tickets, 1 answered (p50 1h05m · p90 1h05m · "
+                        "max 1h05m (1)), 0 timed out (0%)"));
+    CHECK_THAT(text.out, Catch::Contains("  review       p50 1h00m"));
+    // The question held the ticket from the moment it was asked.
+    CHECK_THAT(text.out, Catch::Contains("  input        p50 1h05m"));
+    // 250 minutes: agents 30+30+60+10, bob 60, queued 10+20+10+10+10.
+    CHECK_THAT(text.out, Catch::Contains("agent: implementing"));
+    CHECK_THAT(text.out, Catch::Contains("1h00m   24%"));  // implementing, and bob's review
+    CHECK_THAT(text.out, Catch::Contains("a person: review"));
+    CHECK_THAT(text.out, Catch::Contains("queued (agent's turn)"));
+
+    const auto json =
+        boost::json::parse(b.board({"stats", "--since", "48h", "--json"}).out).as_object();
+    CHECK(json.at("completed").as_int64() == 1);
+    CHECK(json.at("cycle_time").at("p50_ms").as_int64() == 250 * 60'000);
+    CHECK(json.at("agent_ms").at("research").as_int64() == 30 * 60'000);
+    CHECK(json.at("human_ms").at("review").as_int64() == 60 * 60'000);
+    CHECK(json.at("queued_ms").as_int64() == 60 * 60'000);
+
+    // A window after all of it: nothing happened there.
+    const auto later = b.board({"stats", "--since", "1h"});
+    CHECK_THAT(later.out, Catch::Contains("throughput    0 completed, 0 cancelled, 0 created"));
+    CHECK(b.board({"stats", "--since", "yesterday"}).exit_code == 2);
+}

@@ -528,6 +528,62 @@ TEST_CASE("a blocking question past its timeout: the default answers it, or it e
     }
 }
 
+TEST_CASE(
+    "a review kept past remind_after is reminded, and past escalate_after escalated, "
+    "each once and in the log") {
+    BoardOptions o;
+    o.extra =
+        "handoffs:\n"
+        "  review: { remind_after: 1h, escalate_after: 48h, escalate_to: [carol] }\n"
+        "reviewers:\n"
+        "  review: [alice, bob]\n"
+        "notify:\n"
+        "  command: [/bin/sh, -c, 'echo \"$BOARD_REASON $BOARD_TICKET $BOARD_FOR "
+        "$BOARD_REMINDER\" >> notified.env']\n";
+    TestBoard board("handoff-sla", o);
+    const std::string id = board.create("waits for a review");
+    // The clock is the log's: the review was asked for 50 hours ago.
+    const UnixMillis long_ago = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count() -
+                                50 * 3'600'000;
+    Updated handed;
+    handed.awaiting = std::optional{Awaiting::review};
+    std::vector<Event> batch{
+        Event{1, 0, "e-hand", long_ago, Actor{ActorKind::human, "ana"}, handed}};
+    REQUIRE(std::holds_alternative<Committed>(
+        append_events(board.dir(id), batch, board.ticket(id).seq)));
+
+    REQUIRE(board.daemon() == 0);
+    const auto events = board.events(id);
+    const auto reminded = payloads<HandoffReminded>(events);
+    REQUIRE(reminded.size() == 1);  // one reminder, not one per hour missed
+    CHECK(reminded[0]->reminder == 1);
+    const auto escalated = payloads<HandoffEscalated>(events);
+    REQUIRE(escalated.size() == 1);
+    CHECK(escalated[0]->to == std::vector<std::string>{"carol"});
+    const Ticket t = board.ticket(id);
+    CHECK(t.awaiting == Awaiting::review);
+    CHECK(t.escalated_to == std::vector<std::string>{"carol"});
+    // The person hears it as an escalation (the stronger news of the two), addressed to the
+    // reviewers and to carol.
+    CHECK(read_file(board.root / "notified.env").find("escalation " + id + " alice,bob,carol 1") !=
+          std::string::npos);
+    CHECK(board.cli({"show", id}).find("reminded 1 time · escalated to carol") !=
+          std::string::npos);
+    CHECK(board.cli({"why", id}).find("reminded 1 time, escalated to carol") != std::string::npos);
+    // Alice's inbox and carol's have it; dave's does not.
+    CHECK(board.cli({"list", "--awaiting", "--for", "alice"}).find(id) != std::string::npos);
+    CHECK(board.cli({"list", "--awaiting", "--for", "carol"}).find(id) != std::string::npos);
+    CHECK(board.cli({"list", "--awaiting", "--for", "dave"}).find(id) == std::string::npos);
+
+    // A second daemon an instant later owes nothing more: the reminder is in the log.
+    REQUIRE(board.daemon() == 0);
+    const auto again = board.events(id);
+    CHECK(payloads<HandoffReminded>(again).size() == 1);
+    CHECK(payloads<HandoffEscalated>(again).size() == 1);
+}
+
 TEST_CASE("WIP limits and max-parallel are never exceeded") {
     BoardOptions o;
     o.daemon = "{ max_parallel: 3, poll: 1s, debounce: 0s, grace: 300ms }";

@@ -42,6 +42,17 @@ public:
             e.by = Actor{ActorKind::human, "ana"};
             e.payload = VerdictGiven{Verdict::approved, "feedback"};
         }
+        // A handoff the board reminds of, or escalates: mostly by the board, for the kind the
+        // ticket awaits, with the next reminder's number.
+        if (t.awaiting && chance(8)) {
+            e.by = chance(90) ? Actor{ActorKind::system, {}} : actor();
+            const Awaiting kind = chance(90) ? *t.awaiting : any<Awaiting>(7);
+            e.payload =
+                chance(60) ? Payload{HandoffReminded{kind, t.reminders + (chance(90) ? 1 : 2)}}
+                           : Payload{HandoffEscalated{kind,
+                                                      chance(80) ? std::vector<std::string>{"carol"}
+                                                                 : std::vector<std::string>{}}};
+        }
         // A ticket that owes its shipping is a state worth leaving by each of its ways.
         if (t.ship_owed && chance(60)) {
             e.by = chance(90) ? Actor{ActorKind::system, {}} : actor();

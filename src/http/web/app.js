@@ -139,6 +139,9 @@ function card(t) {
     el('span', { class: `prio p${t.priority}` }, ` P${t.priority}`),
     el('span', { class: 'age', title: `created ${t.created_at}` }, ` · ${ago(t.created_at)}`)),
   el('div', { class: 'title' }, t.title),
+  t.escalated_to ? el('div', { class: 'chased escalated' },
+    t.escalated_to.length ? `escalated to ${t.escalated_to.join(', ')}` : 'escalated') :
+    t.reminders ? el('div', { class: 'chased' }, `reminded ${t.reminders}×`) : null,
   turn.cls === 'held' ? el('div', { class: 'why-line' }, t.standing.why) : null,
   (t.labels || []).length ? el('div', { class: 'labels' }, t.labels.map((l) => el('span', { class: 'label' }, l))) : null);
 }
