@@ -130,9 +130,24 @@ int timeout_of(const json::value& v) {
     return static_cast<int>(std::ceil(std::min(minutes, cap)));
 }
 
-std::string default_of(const json::value& v,
+std::string default_of(const json::value& given,
                        ResponseType type,
                        const std::vector<QuestionOption>& options) {
+    // 003's QuestionResponse object, `{type, value, text}`, names its value; the bare value is
+    // the short form. A `type` that is not the question's would answer another question.
+    const json::value* value = &given;
+    if (const auto* o = given.if_object()) {
+        value = o->if_contains("value");
+        if (value == nullptr) throw Invalid{R"("defaultResponse" object needs a "value")"};
+        if (const auto* named = o->if_contains("type")) {
+            const auto* s = named->if_string();
+            if (s == nullptr || *s != to_string(type))
+                throw Invalid{R"("defaultResponse" has "type" )" + json::serialize(*named) +
+                              R"(, not the question's responseType ")" +
+                              std::string{to_string(type)} + "\""};
+        }
+    }
+    const json::value& v = *value;
     const auto text = scalar_text(v);
     const std::string got = text ? " (got " + quoted(*text) + ")" : "";
     switch (type) {

@@ -75,6 +75,7 @@ void KnownTickets::scan() {
     if (ec)
         reporter_.problem(fmt::format("board-daemon: {}: {}", tickets_dir_.string(), ec.message()));
     for (auto& [id, known] : map_) reload(id, false);
+    scanned_once_ = true;
 }
 
 void KnownTickets::reload(const std::string& id, bool notified) {
@@ -99,7 +100,12 @@ void KnownTickets::reload(const std::string& id, bool notified) {
     const bool external = known.own_writes_in_flight == 0 && known.own_seq >= 0 &&
                           value.ticket.seq != known.own_seq &&
                           (!known.ticket || value.ticket.seq != known.ticket->seq);
-    if (known.own_seq < 0) known.own_seq = value.ticket.seq;
+    if (known.own_seq < 0) {
+        known.own_seq = value.ticket.seq;
+        // A ticket made while the daemon runs is as fresh as an edited one (agents.md: picked
+        // up only after daemon.debounce); those found by the first scan have waited already.
+        if (scanned_once_) known.available_at = Clock::now() + debounce_;
+    }
     if (external) {
         // A human (or a script) just changed it: wait for the dust to settle (001).
         known.available_at = Clock::now() + debounce_;

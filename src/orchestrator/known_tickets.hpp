@@ -80,6 +80,7 @@ private:
     std::chrono::milliseconds debounce_;
     std::function<void(const std::string&, const Ticket*, const Ticket*)> changed_;
     std::function<void(const std::string&)> first_seen_;
+    bool scanned_once_ = false;  ///< the first scan() is over: what appears now is new
     Map map_;
 };
 

@@ -733,6 +733,15 @@ TEST_CASE("after board approve, the watcher starts the agent: after the debounce
         CHECK(started - approved >= 200);
         CHECK(started - approved < 30'000);
     }
+    // A ticket created while the daemon watches waits the debounce too.
+    const std::string fresh = board.create("made while it watches");
+    REQUIRE(wait_until(
+        {board.dir(fresh)}, 60s, [&] { return count_of<RunStarted>(board.events(fresh)) >= 1; }));
+    const auto events = board.events(fresh);
+    const auto first_run = std::find_if(events.begin(), events.end(), [](const Event& e) {
+        return std::holds_alternative<RunStarted>(e.payload);
+    });
+    CHECK(first_run->at - events.front().at >= 200);
     ::kill(daemon.pid, SIGTERM);
     CHECK(daemon.wait(30s) == 0);
 }
