@@ -190,6 +190,13 @@ std::string render_prompt(std::string_view template_text, const PromptInput& in)
         if (name == "artifact.path") return in.artifact_path.string();
         if (name == "artifact.research") return or_none(in.research_text);
         if (name == "artifact.plan") return or_none(in.plan_text);
+        if (name == "artifact.unfinished")
+            return in.unfinished_text.empty()
+                       ? std::string{"(none: start fresh)"}
+                       : "An earlier run left this unfinished (`status: in-progress`). It is "
+                         "already in " +
+                             in.artifact_path.string() +
+                             ": continue it rather than starting over.\n\n" + in.unfinished_text;
         if (name == "notes") return notes_text(t);
         if (name == "feedback") return feedback_section(t);
         if (name == "protocol") return protocol_section(in.phase);

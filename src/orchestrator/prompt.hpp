@@ -23,6 +23,7 @@ inline constexpr std::array known_placeholders{std::string_view{"ticket.id"},
                                                std::string_view{"ticket.priority"},
                                                std::string_view{"ticket.dir"},
                                                std::string_view{"artifact.path"},
+                                               std::string_view{"artifact.unfinished"},
                                                std::string_view{"artifact.research"},
                                                std::string_view{"artifact.plan"},
                                                std::string_view{"notes"},
@@ -58,6 +59,9 @@ struct PromptInput {
     std::filesystem::path artifact_path;
     std::string research_text;  ///< the research artifact's content, or empty
     std::string plan_text;      ///< the plan artifact's content, or empty
+    /// The phase's own artifact when the ticket records it `in-progress` (a run that ran out
+    /// of time, was interrupted, or asked for another run): its content, else empty.
+    std::string unfinished_text;
 };
 
 std::string render_prompt(std::string_view template_text, const PromptInput& input);

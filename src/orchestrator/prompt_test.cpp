@@ -67,6 +67,23 @@ TEST_CASE("rendering fills in the ticket, the artifact path and the feedback") {
     CHECK(out.find('{' + std::string{"ticket."}) == std::string::npos);  // nothing left unfilled
 }
 
+TEST_CASE("research and planning prompts carry what an earlier run left unfinished") {
+    const Ticket t = sample_ticket();
+    PromptInput in;
+    in.ticket = &t;
+    in.phase = Status::research;
+    in.artifact_path = "/b/tickets/PROJ-7/runs/0002-research/research.md";
+    const std::string fresh = render_prompt(shipped_prompt(Status::research), in);
+    CHECK(fresh.find("## Your research so far\n\n(none: start fresh)") != std::string::npos);
+    in.unfinished_text = "---\nstatus: in-progress\n---\nThe retry loop is in net/retry.cpp\n";
+    for (const Status phase : {Status::research, Status::planning}) {
+        in.phase = phase;
+        const std::string again = render_prompt(shipped_prompt(phase), in);
+        CHECK(again.find("The retry loop is in net/retry.cpp") != std::string::npos);
+        CHECK(again.find("continue it rather than starting over") != std::string::npos);
+    }
+}
+
 TEST_CASE("the human feedback section holds the human notes since the last run only") {
     const std::string section = feedback_section(sample_ticket());
     CHECK(section.rfind("## Human feedback\n\n", 0) == 0);

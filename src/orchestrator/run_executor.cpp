@@ -83,6 +83,10 @@ asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
         input.artifact_path = draft;
         input.research_text = read_small_file(dir / "research.md");
         input.plan_text = read_small_file(dir / "plan.md");
+        if (const auto kind = artifact_of(running.phase);
+            kind && ticket.artifact(*kind) &&
+            ticket.artifact(*kind)->status == ArtifactStatus::in_progress)
+            input.unfinished_text = read_small_file(dir / artifact_name);
         prompt = render_prompt(context.templates->of(running.phase), input);
         return write_file_atomically(prompt_file, prompt, Durability::unsynced);
     });

@@ -447,6 +447,19 @@ TEST_CASE("a fork carries the plan it was forked with: approving it implements t
           std::string::npos);
 }
 
+TEST_CASE("research left in progress is in the next research prompt, to be continued") {
+    TestBoard board("unfinished");
+    const std::string id = board.create("two runs of research");
+    board.script(id, "research", "artifact=in-progress\nartifact=complete signal=COMPLETE\n");
+    REQUIRE(board.daemon() == 0);
+    const std::string first = read_file(board.dir(id) / "fake-agent" / "prompt-research-1.md");
+    CHECK(first.find("## Your research so far\n\n(none: start fresh)") != std::string::npos);
+    const std::string second = read_file(board.dir(id) / "fake-agent" / "prompt-research-2.md");
+    CHECK(second.find("continue it rather than starting over") != std::string::npos);
+    CHECK(second.find("status: in-progress") != std::string::npos);
+    CHECK(board.ticket(id).status != Status::research);
+}
+
 TEST_CASE("notify: a person hears of each ticket that starts awaiting them and each question") {
     BoardOptions o;
     o.gates = "{ research: none, planning: approval }";
