@@ -386,6 +386,7 @@ private:
         PlanInput input;
         input.catalog = &board.value()->catalog;
         input.policy = config_.policy;
+        input.scope.epic = options_.epic;
         input.hold = [this](const std::string& id) {
             TicketHold hold;
             const auto it = known_.all().find(id);

@@ -42,6 +42,9 @@ struct DaemonOptions {
     /// of its own, so a person can use the page on a board no daemon works. It still takes
     /// the board's lock, so no working daemon starts beside it.
     bool run_agents = true;
+    /// `board-daemon EPIC`: agents run only on that epic's children. Question timeouts,
+    /// handoff reminders and shipping stay board-wide: one daemon holds a board.
+    std::string epic;
 };
 
 /// Runs the daemon on a board whose board.yaml is already loaded. Prints to stdout (events)

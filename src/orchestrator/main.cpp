@@ -4,6 +4,7 @@
 
 #include "orchestrator/daemon.hpp"
 
+#include <board/app.hpp>
 #include <board/board_config.hpp>
 #include <board/board_dir.hpp>
 
@@ -43,11 +44,13 @@ int run(int argc, char** argv) {
         "\nExamples:\n"
         "  board-daemon                      work the board until only humans can move it\n"
         "  board-daemon --once               give every runnable ticket one run, then stop\n"
+        "  board-daemon PROJ-7 --watch       work only epic PROJ-7's tickets\n"
         "  board-daemon --watch --debounce 1s   run forever; pick up approvals within a second\n"
         "  board-daemon --max-parallel 4 --log-format json   four agents at once, JSON lines\n"
         "  board-daemon --http 8080 --no-agents   the page on 127.0.0.1:8080, no agent run\n"
         "\nAgents, gates, WIP limits and budgets come from board.yaml (see `board init`).");
-    std::string board_dir, timeout, poll, debounce, log_format;
+    std::string board_dir, timeout, poll, debounce, log_format, epic;
+    app.add_option("EPIC", epic, "Work only this epic's tickets (e.g. PROJ-7)");
     bool once = false, watch = false, version = false;
     int max_parallel = 0;
     app.add_option("--board",
@@ -150,6 +153,21 @@ int run(int argc, char** argv) {
         std::cerr << "board-daemon: " << (options.board_root / "board.yaml").string() << ": "
                   << config.error().message << '\n';
         return 3;
+    }
+    if (!epic.empty()) {
+        // Refused here with one line, rather than a daemon that quietly runs nothing.
+        auto ticket = board::app::Board(options.board_root).show(epic);
+        if (!ticket) {
+            std::cerr << "board-daemon: EPIC " << epic << ": " << ticket.error().message << '\n';
+            return 1;
+        }
+        if (ticket.value().ticket.type != board::TicketType::epic) {
+            std::cerr << "board-daemon: " << epic << " is a "
+                      << board::to_string(ticket.value().ticket.type)
+                      << ", not an epic: give an epic's id to work its tickets\n";
+            return 1;
+        }
+        options.epic = epic;
     }
     return board::orchestrator::run_daemon(options, config.value());
 }

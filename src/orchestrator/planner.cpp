@@ -23,7 +23,7 @@ Plan plan_runs(const PlanInput& input) {
         ++started[static_cast<std::size_t>(phase)];
     };
     for (const StartingRun& run : input.starting) count_start(run.from, run.phase);
-    for (const CatalogEntry* candidate : input.catalog->ready(input.policy, {})) {
+    for (const CatalogEntry* candidate : input.catalog->ready(input.policy, input.scope)) {
         const std::string& id = candidate->ticket.id;
         const TicketHold hold = input.hold(id);
         if (!hold.ticket || hold.running) continue;

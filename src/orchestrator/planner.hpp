@@ -44,6 +44,7 @@ struct PlanInput {
     int max_parallel = 1;  ///< runs in flight at most
     bool stopping = false;
     bool once = false;  ///< each ticket runs at most once this session
+    NextFilter scope;   ///< `board-daemon EPIC`: only that epic's children run
     Clock::time_point now;
     UnixMillis wall = 0;  ///< the same instant on the wall clock (retry backoffs are wall times)
 };

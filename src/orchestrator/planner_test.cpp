@@ -132,3 +132,18 @@ TEST_CASE("a debounce or a retry backoff holds a ticket and says when to look ag
     REQUIRE(next.wake_at);
     CHECK(*next.wake_at == t0 + 1s + 9s);  // the backoff ends 10 s after the failure
 }
+
+TEST_CASE("scoped to an epic, only its children start", "[planner]") {
+    Board board;
+    board.add("P-1", 2);
+    board.tickets["P-1"].type = TicketType::epic;
+    board.add("P-2", 0);  // standalone and more urgent: not this daemon's
+    board.add("P-3", 2);
+    board.tickets["P-3"].parent = "P-1";
+    board.add("P-4", 1);
+    board.tickets["P-4"].parent = "P-1";
+    PlanInput in = board.input(4, t0);
+    CHECK(ids(plan_runs(in)) == std::vector<std::string>{"P-2", "P-4", "P-3"});
+    in.scope.epic = "P-1";
+    CHECK(ids(plan_runs(in)) == std::vector<std::string>{"P-4", "P-3"});
+}

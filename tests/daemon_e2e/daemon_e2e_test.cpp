@@ -447,6 +447,24 @@ TEST_CASE("a fork carries the plan it was forked with: approving it implements t
           std::string::npos);
 }
 
+TEST_CASE("board-daemon EPIC works only that epic's tickets, and refuses what is not an epic") {
+    TestBoard board("epic-scope");
+    const std::string epic = board.create("the epic", {"--type", "epic"});
+    const std::string child = board.create("its child", {"--parent", epic});
+    const std::string other = board.create("someone else's");
+    Child scoped = board.start_daemon({epic});
+    CHECK(scoped.wait() == 0);
+    CHECK(count_of<RunStarted>(board.events(child)) >= 1);
+    CHECK(count_of<RunStarted>(board.events(other)) == 0);
+
+    Child not_epic = board.start_daemon({other});
+    CHECK(not_epic.wait() == 1);
+    CHECK(not_epic.stderr_text().find(other + " is a task, not an epic") != std::string::npos);
+    Child unknown = board.start_daemon({"T-99"});
+    CHECK(unknown.wait() == 1);
+    CHECK(unknown.stderr_text().find("T-99") != std::string::npos);
+}
+
 TEST_CASE("research left in progress is in the next research prompt, to be continued") {
     TestBoard board("unfinished");
     const std::string id = board.create("two runs of research");
