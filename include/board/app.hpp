@@ -444,6 +444,10 @@ public:
                          NoteFrom from,
                          const Actor& by);
     /// `question` is `PROJ-12.q1`.
+    /// Withdraws a pending question (`TICKET.qN`), with an optional reason for the agent.
+    Result<Written> cancel_question(const std::string& question,
+                                    const std::string& reason,
+                                    const Actor& by);
     Result<Written> answer(const std::string& question,
                            const std::string& value,
                            const std::string& note,

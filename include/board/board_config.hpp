@@ -61,6 +61,8 @@ struct AgentConfig {
     /// Bytes of the agent's output kept in its run log; the rest is dropped, with a marker
     /// line in the log and a note on the ticket (the run itself goes on and is judged).
     std::uint64_t max_output = default_max_output;
+    /// Questions kept from one run (the rest are named in a note, not asked); >= 1.
+    int max_questions = 5;
     friend bool operator==(const AgentConfig&, const AgentConfig&) = default;
 };
 

@@ -158,6 +158,15 @@ struct QuestionTimedOut {
     friend bool operator==(const QuestionTimedOut&, const QuestionTimedOut&) = default;
 };
 
+/// A person withdraws a pending question (`board cancel-question`): it was the wrong question,
+/// or it no longer matters. The agent's next prompt carries the reason as a note.
+struct QuestionCancelled {
+    static constexpr std::string_view type = "question-cancelled";
+    std::string question_id;  ///< wire name `question`
+    std::string reason;
+    friend bool operator==(const QuestionCancelled&, const QuestionCancelled&) = default;
+};
+
 /// Field edits. An absent field is unchanged; for `requires` and `awaiting` a present
 /// nullopt means `none` (cleared).
 struct Updated {
@@ -265,7 +274,8 @@ using Payload = std::variant<Created,
                              Shipped,
                              ShipFailed,
                              HandoffReminded,
-                             HandoffEscalated>;
+                             HandoffEscalated,
+                             QuestionCancelled>;
 
 /// One line of a log: the envelope and the payload.
 struct Event {

@@ -284,17 +284,41 @@ Result<Written> Board::note(const std::string& id,
     return write("note", id, author, {NoteAdded{text}});
 }
 
+namespace {
+
+/// `PROJ-12.q1` split at its last dot, or nullopt when it is not a question id.
+std::optional<std::pair<std::string, std::string>> split_question_id(const std::string& question) {
+    const auto dot = question.rfind('.');
+    if (dot == std::string::npos || dot + 1 == question.size() ||
+        !is_valid_ticket_id(question.substr(0, dot)))
+        return std::nullopt;
+    return std::pair{question.substr(0, dot), question.substr(dot + 1)};
+}
+
+Refusal not_a_question_id(std::string_view action, const std::string& question) {
+    return refusal(
+        Kind::invalid,
+        fmt::format("{}: \"{}\" is not a question id (expected TICKET.qN, e.g. PROJ-12.q1)",
+                    action,
+                    question));
+}
+
+}  // namespace
+
+Result<Written> Board::cancel_question(const std::string& question,
+                                       const std::string& reason,
+                                       const Actor& by) {
+    const auto id = split_question_id(question);
+    if (!id) return not_a_question_id("cancel-question", question);
+    return write("cancel-question", id->first, by, {QuestionCancelled{id->second, reason}});
+}
+
 Result<Written> Board::answer(const std::string& question,
                               const std::string& value,
                               const std::string& note,
                               const Actor& by) {
     const auto dot = question.rfind('.');
-    if (dot == std::string::npos || dot + 1 == question.size() ||
-        !is_valid_ticket_id(question.substr(0, dot)))
-        return refusal(
-            Kind::invalid,
-            fmt::format("answer: \"{}\" is not a question id (expected TICKET.qN, e.g. PROJ-12.q1)",
-                        question));
+    if (!split_question_id(question)) return not_a_question_id("answer", question);
     QuestionAnswered answered;
     answered.question_id = question.substr(dot + 1);
     answered.value = value;

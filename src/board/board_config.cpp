@@ -377,8 +377,10 @@ void read_phase(const Field& f, PhaseEntry& entry) {
                   "max_output",
                   "resume",
                   "dialect",
-                  "sandbox"},
+                  "sandbox",
+                  "max_questions"},
                  [&](std::string_view key, const Field& v) {
+                     if (key == "max_questions") entry.agent.max_questions = read_int(v, 1);
                      if (key == "dialect") entry.dialect = read_dialect(v);
                      if (key == "sandbox") entry.sandbox = read_sandbox(v);
                      if (key == "max_steps") entry.agent.max_steps = read_int(v, 1);

@@ -449,6 +449,17 @@ TEST_CASE("notify: off by default - a command, timeout and limit when given") {
     CHECK(parse_ok(text).notify.command == Argv{"notify-send", "board"});
 }
 
+TEST_CASE("max_questions: 5 per run unless a phase says otherwise") {
+    CHECK(BoardConfig{}.research.max_questions == 5);
+    const auto c = parse_ok("agents:\n  planning: {max_questions: 1}\n");
+    CHECK(c.planning.max_questions == 1);
+    CHECK(c.research.max_questions == 5);
+    CHECK(parse_board_config("agents:\n  planning: {max_questions: 0}\n")
+              .error()
+              .message.find("agents.planning.max_questions: expected a whole number >= 1") !=
+          std::string::npos);
+}
+
 TEST_CASE("handoffs and reviewers: none by default, per awaiting kind when given") {
     for (const auto& h : BoardConfig{}.policy.handoffs) CHECK(h == HandoffPolicy{});
     const auto c = parse_ok(

@@ -220,6 +220,24 @@ Run declare_answer(CLI::App& sub) {
     };
 }
 
+Run declare_cancel_question(CLI::App& sub) {
+    struct Args {
+        std::string question, reason;
+    };
+
+    auto args = std::make_shared<Args>();
+    sub.add_option("QID", args->question, "question id, e.g. PROJ-12.q1 (see board questions)")
+        ->required();
+    sub.add_option("REASON", args->reason, "why, for the agent (its next prompt has it)");
+    sub.footer(
+        "Examples:\n  board cancel-question PROJ-12.q1 \"the plan no longer needs a database\"");
+    return [args](const GlobalOptions& options) {
+        return writing(options, "cancel-question", [&](app::Board& b, const Actor& by) {
+            return b.cancel_question(args->question, args->reason, by);
+        });
+    };
+}
+
 Run declare_update(CLI::App& sub) {
     struct Args {
         std::string id, title, description, labels, parent, blocked_by, requires_, awaiting;
@@ -379,6 +397,9 @@ constexpr Command table[] = {
      declare_reject},
     {"note", "add a note to a ticket (the agent's by default, as in tk)", declare_note},
     {"answer", "answer an agent's question (ids like PROJ-12.q1)", declare_answer},
+    {"cancel-question",
+     "withdraw an agent's pending question, with a reason for the agent",
+     declare_cancel_question},
     {"update", "edit a ticket's fields; --awaiting none releases it to the agent", declare_update},
     {"start", "start a ticket by hand: backlog → research, ready → planning", declare_start},
     {"move", "move a ticket back to an earlier column, with a reason", declare_move},

@@ -71,6 +71,9 @@ std::string payload_summary(const Payload& payload) {
                 return fmt::format("{} {}", p.question_id, excerpt(p.value));
             } else if constexpr (std::is_same_v<T, QuestionTimedOut>) {
                 return p.question_id;
+            } else if constexpr (std::is_same_v<T, QuestionCancelled>) {
+                return p.reason.empty() ? p.question_id
+                                        : fmt::format("{} {}", p.question_id, excerpt(p.reason));
             } else if constexpr (std::is_same_v<T, Moved>) {
                 return fmt::format("to {} {}", to_string(p.to), excerpt(p.reason));
             } else if constexpr (std::is_same_v<T, Cancelled> || std::is_same_v<T, Reopened>) {

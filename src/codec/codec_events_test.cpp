@@ -90,6 +90,8 @@ TEST_CASE("codec: payload wire names") {
         {index(Shipped{}),
          R"("type":"shipped","how":"merge","branch":"board/PROJ-12","ref":"3f2c1a9"})"},
         {index(ShipFailed{}), R"("type":"ship-failed","branch":"board/PROJ-12","reason":"merge)"},
+        {index(QuestionCancelled{}),
+         R"("type":"question-cancelled","question":"q2","reason":"asked before the plan changed"})"},
         {index(HandoffReminded{}),
          R"("type":"handoff-reminded","awaiting":"review","reminder":2})"},
         {index(HandoffEscalated{}),

@@ -186,6 +186,10 @@ inline ShipFailed sample(std::in_place_type_t<ShipFailed> /*type*/) {
     return {.branch = "board/PROJ-12", .reason = "merge conflict in src/a.cpp"};
 }
 
+inline QuestionCancelled sample(std::in_place_type_t<QuestionCancelled> /*type*/) {
+    return {.question_id = "q2", .reason = "asked before the plan changed"};
+}
+
 inline HandoffReminded sample(std::in_place_type_t<HandoffReminded> /*type*/) {
     return {.awaiting = Awaiting::review, .reminder = 2};
 }

@@ -180,6 +180,12 @@ void describe(IO& io, S& e) {
     io.required("reason", e.reason);
 }
 
+template <class IO, Is<QuestionCancelled> S>
+void describe(IO& io, S& e) {
+    io.required("question", e.question_id);
+    io.optional("reason", e.reason);
+}
+
 template <class IO, Is<HandoffReminded> S>
 void describe(IO& io, S& e) {
     io.required("awaiting", e.awaiting);

@@ -119,6 +119,9 @@ std::string describe_event(const std::string& ticket, const Event& e) {
             [&](const QuestionTimedOut& q) {
                 return fmt::format("question {}.{} timed out", ticket, q.question_id);
             },
+            [&](const QuestionCancelled& q) {
+                return fmt::format("question {}.{} withdrawn", ticket, q.question_id);
+            },
             [](const Shipped& s) {
                 return fmt::format("shipped {} ({}){}",
                                    s.branch,

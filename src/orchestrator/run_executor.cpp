@@ -179,6 +179,7 @@ asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
     record.duration_ms = outcome.duration.count();
     record.output = std::move(outcome.output);
     record.output_cap = agent.max_output;
+    record.max_questions = agent.max_questions;
     record.output_dropped = outcome.output_dropped;
     co_await on_disk(context.disk, [&] { take_agent_work(record, dir, work, artifact_name); });
     co_return record;

@@ -177,6 +177,19 @@ std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& recor
         if (!questions.warnings.empty()) {
             note(run_name + ": questions dropped:" + bullet_list(questions.warnings));
         }
+        const auto limit = static_cast<std::size_t>(std::max(record.max_questions, 0));
+        if (limit > 0 && questions.questions.size() > limit) {
+            // A person answers what is asked; twenty questions from one run is a run that
+            // should have read more. The first ones are kept, the rest named so none is lost.
+            std::vector<std::string> dropped;
+            for (std::size_t i = limit; i < questions.questions.size(); ++i)
+                dropped.push_back(Clipper::cut(questions.questions[i].question, 200));
+            note(run_name + ": asked " + std::to_string(questions.questions.size()) +
+                 " questions; agents." + std::string{to_string(record.phase)} +
+                 ".max_questions is " + std::to_string(limit) +
+                 ", so these were not asked:" + bullet_list(dropped));
+            questions.questions.resize(limit);
+        }
         for (std::size_t i = 0; i < questions.questions.size(); ++i) {
             QuestionAsked q = std::move(questions.questions[i]);
             q.question_id = next_question_id(ticket, i);

@@ -45,6 +45,7 @@ struct RunRecord {
     std::int64_t duration_ms = 0;
     CapturedOutput output;
     std::uint64_t output_cap = 0;          ///< the run's max_output
+    int max_questions = 0;                 ///< questions kept from one run; 0: any number
     std::uint64_t output_dropped = 0;      ///< output bytes past the cap, not in the run's log
     std::string artifact_path;             ///< relative to the ticket folder, e.g. `plan.md`
     std::optional<ArtifactRead> artifact;  ///< absent: the agent wrote none

@@ -142,6 +142,26 @@ TEST_CASE("questions are numbered after the ticket's, and a failed run asks none
     CHECK(count_of<QuestionAsked>(outcome_batch(t, record_with(output, 1))) == 0);
 }
 
+TEST_CASE("questions past max_questions are not asked, and a note names each of them") {
+    Ticket t;
+    std::string output;
+    for (int i = 1; i <= 4; ++i)
+        output +=
+            "<question>{\"question\": \"Question number " + std::to_string(i) + "?\"}</question>\n";
+    RunRecord r = record_with(output);
+    r.max_questions = 2;
+    const auto batch = outcome_batch(t, r);
+    const auto asked = all_of_type<QuestionAsked>(batch);
+    REQUIRE(asked.size() == 2);
+    CHECK(asked[1]->question == "Question number 2?");
+    const auto notes = all_of_type<NoteAdded>(batch);
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0]->text.find("asked 4 questions; agents.research.max_questions is 2") !=
+          std::string::npos);
+    CHECK(notes[0]->text.find("Question number 3?") != std::string::npos);
+    CHECK(notes[0]->text.find("Question number 4?") != std::string::npos);
+}
+
 TEST_CASE("several signals, malformed tags and bad questions leave one board note each") {
     const std::string output =
         "<promise>CHECKPOINT: "

@@ -34,6 +34,7 @@ Outcome apply(Ticket& t, const Event& e, const Reopened& r);
 Outcome apply(Ticket& t, const Event& e, const QuestionAsked& q);
 Outcome apply(Ticket& t, const Event& e, const QuestionAnswered& a);
 Outcome apply(Ticket& t, const Event& e, const QuestionTimedOut& q);
+Outcome apply(Ticket& t, const Event& e, const QuestionCancelled& c);
 
 // Handoff service levels (handoffs.cpp).
 Outcome apply(Ticket& t, const Event& e, const HandoffReminded& r);

@@ -192,6 +192,23 @@ TEST_CASE("the ticket waits until every blocking question is answered", "[reduce
     CHECK_FALSE(log.must(QuestionAnswered{"q2", "retry", ""}).awaiting);
 }
 
+TEST_CASE("a person withdraws a pending question: the ticket goes on without its answer",
+          "[reducer][question]") {
+    Log log{ticket_in(Status::implementing)};
+    log.must(ask(QuestionKind::blocking), agent(Status::implementing));
+    REQUIRE(log.ticket().awaiting == Awaiting::input);
+    log.refused(QuestionCancelled{"q1", ""}, agent(Status::implementing), RejectReason::not_human);
+    log.refused(QuestionCancelled{"q1", ""}, system_actor(), RejectReason::not_human);
+    log.refused(QuestionCancelled{"q9", ""}, human(), RejectReason::unknown_question);
+    const Ticket& t = log.must(QuestionCancelled{"q1", "the plan no longer needs a database"});
+    CHECK(t.questions[0].status == QuestionStatus::cancelled);
+    CHECK_FALSE(t.awaiting);  // back to the agent
+    CHECK(t.notes.back().text.find("the plan no longer needs a database") != std::string::npos);
+    // Withdrawn once: it cannot be answered or withdrawn again.
+    log.refused(QuestionCancelled{"q1", ""}, human(), RejectReason::question_not_pending);
+    log.refused(QuestionAnswered{"q1", "sqlite", ""}, human(), RejectReason::question_not_pending);
+}
+
 TEST_CASE("a pending blocking question holds the ticket through a passed gate",
           "[reducer][question]") {
     Log log{ticket_in(Status::planning, Awaiting::approval, Handoff::gate)};

@@ -163,6 +163,33 @@ Outcome apply(Ticket& t, const Event& e, const QuestionAnswered& a) {
     return std::nullopt;
 }
 
+Outcome apply(Ticket& t, const Event& e, const QuestionCancelled& c) {
+    if (e.by.kind != ActorKind::human) {
+        return reject(
+            RejectReason::not_human,
+            {"question-cancelled: only a person withdraws a question, not ", to_string(e.by)});
+    }
+    Question* q = ops::find_question(t, c.question_id);
+    if (!q)
+        return reject(RejectReason::unknown_question, {t.id, " has no question ", c.question_id});
+    if (q->status != QuestionStatus::pending) {
+        return reject(RejectReason::question_not_pending,
+                      {"question ", t.id, ".", q->id, " ", describe_status(q->status)});
+    }
+    q->status = QuestionStatus::cancelled;
+    ops::add_note(t,
+                  e.by,
+                  cat({"Question ",
+                       q->id,
+                       " withdrawn: ",
+                       q->question,
+                       c.reason.empty() ? "" : "\n",
+                       c.reason}),
+                  e.at);
+    release_if_unblocked(t);
+    return std::nullopt;
+}
+
 Outcome apply(Ticket& t, const Event& e, const QuestionTimedOut& qt) {
     if (e.by.kind != ActorKind::system) {
         return reject(

@@ -512,6 +512,30 @@ TEST_CASE("questions: listed with their ids, answers validated, answered once",
     CHECK(b.board({"questions", "--pending", "--json"}).out == "[]\n");
 }
 
+TEST_CASE("cancel-question withdraws a pending question, and the agent's next prompt says why",
+          "[e2e][questions]") {
+    TempBoard b;
+    const std::string id = b.ticket_in(Status::research);
+    QuestionAsked which;
+    which.question_id = "q1";
+    which.question = "Which database?";
+    b.append(id, Actor{ActorKind::agent, "research"}, {which});
+    REQUIRE(TempBoard::text(b.show(id), "awaiting") == "input");
+
+    CHECK(b.board({"cancel-question", "q1"}).exit_code == 2);
+    CHECK(b.board({"cancel-question", id + ".q7"}).exit_code == 1);
+    const auto ok = b.board({"cancel-question", id + ".q1", "the plan no longer needs a database"});
+    CHECK(ok.exit_code == 0);
+    auto t = b.show(id);
+    CHECK(TempBoard::text(t, "awaiting") == "-");  // back to the agent
+    CHECK(t.at("questions").as_array()[0].at("status").as_string() == "cancelled");
+    CHECK_THAT(b.board({"log", id}).out,
+               Catch::Contains("question-cancelled q1 \"the plan no longer needs a database\""));
+    const auto again = b.board({"cancel-question", id + ".q1"});
+    CHECK(again.exit_code == 1);
+    CHECK_THAT(again.err, Catch::Contains("cancelled"));
+}
+
 TEST_CASE("refusals: one line on stderr, the exit code of spec/cli.md, nothing written",
           "[e2e][refusals]") {
     TempBoard b;

@@ -174,6 +174,7 @@ private:
     Payload answer(const Ticket& t) {
         static constexpr std::array<const char*, 7> values{
             "true", "false", "approve", "reject", "b", "postgres", ""};
+        if (chance(15)) return QuestionCancelled{question_id(t), text()};
         return QuestionAnswered{question_id(t), one_of(values), text()};
     }
 
