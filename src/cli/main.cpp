@@ -4,6 +4,8 @@
 #include "cli/command.hpp"
 #include "cli/completion.hpp"
 
+#include <board/version.hpp>
+
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -114,7 +116,7 @@ int run(int argc, char** argv) {
     app.require_subcommand(1);
     GlobalOptions options;
     add_global_options(app, options);
-    app.set_version_flag("--version", "board 0.1.0");
+    app.set_version_flag("--version", "board " + std::string{board::version_string});
     app.footer(join_lines(
         {"",
          "Exit codes: 0 done, 1 refused (or unknown id, or nothing next), 2 usage, 3 storage.",
