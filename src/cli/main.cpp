@@ -136,10 +136,16 @@ int run(int argc, char** argv) {
     CLI::App* completion = nullptr;
     if (only.empty()) {  // its script is made from the whole table
         completion = app.add_subcommand("completion", "print a shell completion script");
-        completion->add_option("SHELL", shell, "bash")->required()->check(CLI::IsMember({"bash"}));
+        completion->add_option("SHELL", shell, "bash, zsh or fish")
+            ->required()
+            ->check(CLI::IsMember(std::vector<std::string>(std::begin(completion_shells),
+                                                           std::end(completion_shells))));
         completion->footer(
-            "Example:\n  board completion bash > ~/.local/share/bash-completion/completions/board\n"
-            "  source <(board completion bash)");
+            "Examples:\n  board completion bash > "
+            "~/.local/share/bash-completion/completions/board\n"
+            "  source <(board completion bash)\n"
+            "  board completion zsh > ~/.zfunc/_board\n"
+            "  board completion fish > ~/.config/fish/completions/board.fish");
     }
 
     try {
@@ -150,7 +156,7 @@ int run(int argc, char** argv) {
         return usage_error(app, argc, argv, only, e.what());
     }
     if (completion && completion->parsed()) {
-        std::cout << bash_completion(app);
+        std::cout << completion_script(app, shell);
         return 0;
     }
     for (auto& [sub, command] : built)
