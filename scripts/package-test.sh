@@ -39,8 +39,13 @@ cmake -S . -B "$work/reducer" -G Ninja -DBOARD_REDUCER_ONLY=ON -DBOARD_BUILD_TES
 cmake --build "$work/reducer" --target board_reducer >/dev/null
 cmake --install "$work/reducer" >/dev/null
 headers=("$prefix"/include/board/*.hpp)
+# Each by itself, and every board header it reaches must come from the prefix (not from an
+# installed libboard-reducer-dev).
 for header in "${headers[@]}"; do
-    g++ -std=c++20 -fsyntax-only -I "$prefix/include" -x c++ "$header"
+    deps=$(printf '#include <board/%s>\n' "${header##*/}" |
+        g++ -std=c++20 -M -I "$prefix/include" -x c++ -)
+    stray=$(tr ' \\' '\n\n' <<<"$deps" | grep '/board/' | grep -v "^$prefix/" || true)
+    [[ -z $stray ]] || fail "board/${header##*/} reaches headers outside the prefix: $stray"
 done
 echo "ok  ${#headers[@]} installed headers, each compiled alone: $(cd "$prefix/include" && echo board/*.hpp)"
 
