@@ -31,7 +31,9 @@ function(board_add_tests name)
 endfunction()
 
 # One component = one folder = one library `board_<name>`, used as `board::<name>`: public
-# headers from include/, internal ones from src/, our flags kept private.
+# headers from include/, internal ones from src/, our flags kept private. The flags are a
+# build-tree-only link: an installed static library would otherwise name board_flags as a
+# dependency its users must find.
 function(board_add_component name)
   cmake_parse_arguments(arg "" "" "SOURCES;PUBLIC;PRIVATE" ${ARGN})
   add_library(board_${name} ${arg_SOURCES})
@@ -39,7 +41,8 @@ function(board_add_component name)
   target_include_directories(board_${name}
     PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
     PRIVATE ${PROJECT_SOURCE_DIR}/src)
-  target_link_libraries(board_${name} PUBLIC ${arg_PUBLIC} PRIVATE ${arg_PRIVATE} board::flags)
+  target_link_libraries(board_${name}
+    PUBLIC ${arg_PUBLIC} PRIVATE ${arg_PRIVATE} $<BUILD_INTERFACE:board::flags>)
 endfunction()
 
 # GCC 12 at -O2 flags Asio's awaitable frames (its own operator new/delete pair) as

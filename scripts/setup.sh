@@ -9,6 +9,7 @@ packages=(
   libfmt-dev libyaml-cpp-dev catch2 libcli11-dev libbenchmark-dev nettle-dev libutf8proc-dev
   libmd4c-dev libmd4c-html0-dev
   clang-14 libclang-rt-14-dev
+  debhelper help2man lintian man-db bash-completion zsh fish   # scripts/package-test.sh
 )
 
 missing=()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what board needs, builds it and runs every test: the pure reducer alone (as an
 # embedder builds it), everything under ASan+UBSan, then the release build with a smoke run
-# of each benchmark. Exits non-zero on the first failure.
+# of each benchmark, then board installed (scripts/package-test.sh). Exits non-zero on the
+# first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,6 +49,9 @@ if ((status == 77)); then
 elif ((status != 0)); then
   exit "$status"
 fi
+
+step "installed: the reducer's CMake and pkg-config packages, the Debian packages (docs/embedding.md)"
+scripts/package-test.sh
 
 step "fuzz the log line decoder (libFuzzer, 30 s)"
 cmake --preset fuzz >/dev/null

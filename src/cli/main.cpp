@@ -4,6 +4,8 @@
 #include "cli/command.hpp"
 #include "cli/completion.hpp"
 
+#include <board/version.hpp>
+
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -115,7 +117,7 @@ int run(int argc, char** argv) {
     app.require_subcommand(1);
     GlobalOptions options;
     add_global_options(app, options);
-    app.set_version_flag("--version", "board 0.1.0");
+    app.set_version_flag("--version", "board " + std::string{board::version_string});
     app.footer(join_lines(
         {"",
          "Exit codes: 0 done, 1 refused (or unknown id, or nothing next), 2 usage, 3 storage.",
@@ -135,10 +137,16 @@ int run(int argc, char** argv) {
     CLI::App* completion = nullptr;
     if (only.empty()) {  // its script is made from the whole table
         completion = app.add_subcommand("completion", "print a shell completion script");
-        completion->add_option("SHELL", shell, "bash")->required()->check(CLI::IsMember({"bash"}));
+        completion->add_option("SHELL", shell, "bash, zsh or fish")
+            ->required()
+            ->check(CLI::IsMember(std::vector<std::string>(std::begin(completion_shells),
+                                                           std::end(completion_shells))));
         completion->footer(
-            "Example:\n  board completion bash > ~/.local/share/bash-completion/completions/board\n"
-            "  source <(board completion bash)");
+            "Examples:\n  board completion bash > "
+            "~/.local/share/bash-completion/completions/board\n"
+            "  source <(board completion bash)\n"
+            "  board completion zsh > ~/.zfunc/_board\n"
+            "  board completion fish > ~/.config/fish/completions/board.fish");
     }
 
     try {
@@ -149,7 +157,7 @@ int run(int argc, char** argv) {
         return usage_error(app, argc, argv, only, e.what());
     }
     if (completion && completion->parsed()) {
-        std::cout << bash_completion(app);
+        std::cout << completion_script(app, shell);
         return 0;
     }
     for (auto& [sub, command] : built)

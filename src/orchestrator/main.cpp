@@ -7,6 +7,7 @@
 #include <board/app.hpp>
 #include <board/board_config.hpp>
 #include <board/board_dir.hpp>
+#include <board/version.hpp>
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -86,7 +87,7 @@ int run(int argc, char** argv) {
         return app.exit(e) == 0 ? 0 : 2;
     }
     if (version) {
-        std::cout << "board-daemon " BOARD_VERSION "\n";
+        std::cout << "board-daemon " << board::version_string << '\n';
         return 0;
     }
     if (once && watch) {
