@@ -229,11 +229,20 @@ struct Timeline {
     std::vector<std::string> warnings;   ///< tickets whose logs did not read
 };
 
+/// `--since` (log, stats) and `?since=`: a time (`2026-11-26T05:00:00Z`) or how long before
+/// `now` (`2h`, `168h`); nullopt for anything else.
+std::optional<UnixMillis> parse_since(std::string_view text, UnixMillis now);
+
 /// `board stats`: the figures, and the tickets whose logs did not read.
 struct StatsReport {
     BoardStats stats;
     std::vector<std::string> warnings;
 };
+
+/// `board stats --json`: the figures alone (warnings go where the caller's go).
+inline std::string to_json(const StatsReport& report) {
+    return to_json(report.stats);
+}
 
 /// `board why ID`: the one reason a ticket is where it is and what would move it, with what a
 /// person weighs next to it: what it asks (if anything), its budget spent of its limits, the

@@ -332,6 +332,12 @@ Result<Timeline> Board::timeline(const TimelineFilter& filter) {
     return out;
 }
 
+std::optional<UnixMillis> parse_since(std::string_view text, UnixMillis now) {
+    if (auto at = parse_timestamp(text)) return at;
+    if (auto ago = parse_duration(text)) return now - ago->count();
+    return std::nullopt;
+}
+
 Result<StatsReport> Board::stats(UnixMillis since, UnixMillis now) {
     StatsReport out;
     std::vector<TicketMetrics> measured;

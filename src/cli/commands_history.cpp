@@ -69,9 +69,7 @@ struct LogArgs {
 
 /// `--since`: a time (`2026-11-26T05:00:00Z`) or how long ago (`2h`, `30m`).
 std::optional<UnixMillis> since_time(const std::string& text) {
-    if (auto at = parse_timestamp(text)) return at;
-    if (auto ago = parse_duration(text)) return wall_clock_now() - ago->count();
-    return std::nullopt;
+    return app::parse_since(text, wall_clock_now());
 }
 
 Run declare_log(CLI::App& sub) {

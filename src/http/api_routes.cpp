@@ -94,6 +94,7 @@ Response HttpServer::Impl::handle(const Request& req, const Target& target) {
         return res;
     }
     if (n == 2 && seg[1] == "tickets" && post) return create(req, by);
+    if (n == 2 && seg[1] == "stats" && get) return stats(target);
     if (n == 2 && seg[1] == "whoami" && get)
         return reply(bhttp::status::ok,
                      json::serialize(
@@ -156,8 +157,9 @@ Response HttpServer::Impl::handle(const Request& req, const Target& target) {
             return reply(bhttp::status::unprocessable_entity, json_error(error));
         return written(board->answer(qid, value, note, by));
     }
-    const bool known = (n == 2 && (seg[1] == "tickets" || seg[1] == "inbox" ||
-                                   seg[1] == "questions" || seg[1] == "whoami"));
+    const bool known =
+        (n == 2 && (seg[1] == "tickets" || seg[1] == "inbox" || seg[1] == "questions" ||
+                    seg[1] == "whoami" || seg[1] == "stats"));
     if (known) return reply(bhttp::status::method_not_allowed, json_error("method not allowed"));
     return reply(bhttp::status::not_found, json_error("no such endpoint"));
 }
@@ -243,6 +245,18 @@ Response HttpServer::Impl::list(const Target& target) {
     filter.all = flag(target, "all");
     filter.labels = app::split_list(target.get("label"));
     return answer(board->list(filter, target.get("for")));
+}
+
+Response HttpServer::Impl::stats(const Target& target) {
+    const UnixMillis now = wall_clock_now();
+    const std::string given = target.has("since") ? target.get("since") : "168h";
+    const auto since = app::parse_since(given, now);
+    if (!since)
+        return reply(bhttp::status::unprocessable_entity,
+                     json_error("since: \"" + given +
+                                "\" is neither a time like 2026-11-26T05:00:00Z nor a duration "
+                                "like 24h"));
+    return answer(board->stats(*since, now));
 }
 
 Response HttpServer::Impl::create(const Request& req, const Actor& by) {

@@ -68,6 +68,25 @@ TEST_CASE("list and show: the CLI's JSON, filters, 404 for unknown and malformed
     CHECK(call(port, bhttp::verb::delete_, "/api/tickets").status == 405);
 }
 
+TEST_CASE("stats: board stats --json over the API, the window given by since", "[http][api]") {
+    TempBoard board;
+    const auto id = board.create("not needed after all");
+    REQUIRE(app::Board{board.dir}.cancel(id, "not needed", Actor{ActorKind::human, "alice"}));
+    Running server(options_for(board));
+    const auto port = server.port();
+    auto r = get(port, "/api/stats");
+    REQUIRE(r.status == 200);
+    CHECK(r.json().at("created").as_int64() == 1);
+    CHECK(r.json().at("cancelled").as_int64() == 1);
+    r = get(port, "/api/stats?since=2999-01-01T00:00:00Z");
+    REQUIRE(r.status == 200);
+    CHECK(r.json().at("created").as_int64() == 0);
+    r = get(port, "/api/stats?since=yesterday");
+    CHECK(r.status == 422);
+    CHECK(r.body.find("yesterday") != std::string::npos);
+    CHECK(call(port, bhttp::verb::post, "/api/stats").status == 405);
+}
+
 TEST_CASE("board-wide answers are cached until the feed sees an append", "[http][api]") {
     TempBoard board;
     board.create("one");

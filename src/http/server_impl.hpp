@@ -168,6 +168,8 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
     std::optional<Response> parse_body(const Request& req, json::object& body);
 
     Response list(const Target& target);
+    /// `GET /api/stats?since=`: `board stats --json` (the last week by default).
+    Response stats(const Target& target);
 
     Response create(const Request& req, const Actor& by);
 

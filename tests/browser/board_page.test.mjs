@@ -7,6 +7,7 @@
 //   - approves a plan from the inbox,
 //   - watches a running agent's output appear live, then sees the run end,
 //   - sees a ticket held by the planning WIP limit labelled as such,
+//   - reads the board's stats (figures and a bar per place the time went),
 //   - rejects a review with two comments on lines of the diff, and the next implementing
 //     prompt holds both as file:line,
 //   - approves the second review by keyboard (r: the feedback box, a: approve): it is done.
@@ -262,6 +263,17 @@ async function scenario(name, viewport) {
     await page.locator(`.card.completed[data-id="${feature}"]`).waitFor();
     await shot(page, 'board');
     step(`${name}: created, noted and cancelled ${made.id} from the page`);
+
+    // --- Stats: the figures `board stats` prints, and where the done ticket's time went. ---
+    await page.goto(`${base}#/stats`);
+    await page.locator('table.stats', { hasText: '1 completed, 1 cancelled' }).waitFor();
+    const bars = page.locator('.chart .bar-row');
+    await bars.first().waitFor();
+    assert.equal(await page.locator('.chart .bar-row', { hasText: 'a person: approval' }).count(), 1);
+    const width = await page.locator('.chart .bar-fill').first().evaluate((n) => n.getBoundingClientRect().width);
+    assert.ok(width > 0, 'the bars are drawn');
+    await shot(page, 'stats');
+    step(`${name}: stats shows the completed ticket and where its time went`);
     assert.deepEqual(errors, [], 'no script errors on the page');
   } catch (e) {
     console.error(`--- daemon output (${name}) ---\n${daemonOutput.slice(-4000)}`);

@@ -512,6 +512,21 @@ TEST_CASE("questions: listed with their ids, answers validated, answered once",
     CHECK(b.board({"questions", "--pending", "--json"}).out == "[]\n");
 }
 
+TEST_CASE("replay --diff shows the note an event added, and --until past the end is refused",
+          "[e2e][replay]") {
+    TempBoard b;
+    const std::string id = b.create("noted");
+    REQUIRE(b.board({"note", id, "look at net/retry.cpp first", "--from", "human"}).exit_code == 0);
+    const auto diff = b.board({"replay", id, "--diff"});
+    REQUIRE(diff.exit_code == 0);
+    CHECK_THAT(diff.out,
+               Catch::Contains("notes: + {from: \"human\", author: \"ana\", text: \"look at "
+                               "net/retry.cpp first\""));
+    const auto past = b.board({"replay", id, "--until", "99"});
+    CHECK(past.exit_code == 1);
+    CHECK_THAT(past.err, Catch::Contains(id + " has no seq 99: its log ends at seq 2"));
+}
+
 TEST_CASE("cancel-question withdraws a pending question, and the agent's next prompt says why",
           "[e2e][questions]") {
     TempBoard b;

@@ -465,6 +465,33 @@ TEST_CASE("board-daemon EPIC works only that epic's tickets, and refuses what is
     CHECK(unknown.stderr_text().find("T-99") != std::string::npos);
 }
 
+TEST_CASE(
+    "a run's questions past max_questions are named in a note, and a default may be an "
+    "object") {
+    BoardOptions o;
+    o.extra = "  research: { max_questions: 2 }\n";
+    TestBoard board("max-questions", o);
+    const std::string id = board.create("asks a lot");
+    board.script(
+        id,
+        "research",
+        "signal=COMPLETE "
+        "question='{\"question\":\"First?\",\"type\":\"non_blocking\",\"responseType\":"
+        "\"boolean\",\"defaultResponse\":{\"type\":\"boolean\",\"value\":true,\"text\":\"safe\"}}' "
+        "question='{\"question\":\"Second?\",\"type\":\"non_blocking\"}' "
+        "question='{\"question\":\"Third?\",\"type\":\"non_blocking\"}'\n");
+    REQUIRE(board.daemon({"--once"}) == 0);
+    const Ticket t = board.ticket(id);
+    REQUIRE(t.questions.size() == 2);
+    CHECK(t.questions[0].default_response == "true");
+    CHECK(t.questions[1].question == "Second?");
+    const auto note = std::find_if(t.notes.begin(), t.notes.end(), [](const Note& n) {
+        return n.text.find("max_questions is 2") != std::string::npos;
+    });
+    REQUIRE(note != t.notes.end());
+    CHECK(note->text.find("Third?") != std::string::npos);
+}
+
 TEST_CASE("research left in progress is in the next research prompt, to be continued") {
     TestBoard board("unfinished");
     const std::string id = board.create("two runs of research");

@@ -310,6 +310,52 @@ async function showBoard(onlyInbox) {
   return [section, el('div', { class: 'board-head' }, el('h2', {}, 'Board'), filterBar(tickets)), createForm(), columns(shown)];
 }
 
+// --- Stats: what `board stats` prints, with the time split as bars ---
+function duration(ms) {
+  const s = Math.floor(ms / 1000), m = Math.floor(s / 60), h = Math.floor(m / 60), d = Math.floor(h / 24);
+  if (d) return `${d}d${h % 24}h`;
+  if (h) return `${h}h${String(m % 60).padStart(2, '0')}m`;
+  if (m) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  return `${s}s`;
+}
+
+function spreadText(x) {
+  return x.count ? `p50 ${duration(x.p50_ms)} · p90 ${duration(x.p90_ms)} · max ${duration(x.max_ms)} (${x.count})` : 'none';
+}
+
+async function showStats() {
+  const since = state.statsSince || '168h';
+  const s = await api(`/api/stats?since=${encodeURIComponent(since)}`);
+  const pick = el('select', { 'aria-label': 'window' },
+    [['24h', 'last day'], ['168h', 'last week'], ['720h', 'last 30 days']].map(([v, label]) =>
+      el('option', { value: v, selected: v === since }, label)));
+  pick.addEventListener('change', () => { state.statsSince = pick.value; refresh(); });
+  const rows = [
+    ['throughput', `${s.completed} completed, ${s.cancelled} cancelled, ${s.created} created`],
+    ['cycle time', spreadText(s.cycle_time)],
+    ['cost', `$${s.cost_usd.toFixed(2)} in all, $${(s.completed ? s.cost_usd / s.completed : 0).toFixed(2)} per completed ticket; ${s.runs} runs, ${s.failed_runs} failed`],
+    ['questions', s.questions.asked ? `${s.questions.asked} asked, ${s.questions.answered} answered (${spreadText(s.questions.answer_time)}), ${s.questions.timed_out} timed out` : 'none asked'],
+    ...Object.entries(s.responses).map(([kind, x]) => [`answered: ${kind}`, spreadText(x)]),
+  ];
+  const parts = [
+    ...Object.entries(s.agent_ms).map(([phase, ms]) => [`agent: ${phase}`, ms]),
+    ...Object.entries(s.human_ms).map(([kind, ms]) => [`a person: ${kind}`, ms]),
+    ...(s.queued_ms ? [["queued (agent's turn)", s.queued_ms]] : []),
+  ];
+  const total = parts.reduce((sum, [, ms]) => sum + ms, 0);
+  const chart = el('div', { class: 'chart', 'aria-label': 'where the time went' }, parts.map(([label, ms]) => {
+    const fill = el('span', { class: 'bar-fill' });
+    fill.style.width = `${(100 * ms / total).toFixed(1)}%`; // CSSOM: the page's CSP allows no inline style
+    return el('div', { class: 'bar-row' }, el('span', { class: 'bar-label' }, label),
+      el('span', { class: 'bar' }, fill),
+      el('span', { class: 'bar-value' }, `${duration(ms)} · ${Math.round(100 * ms / total)}%`));
+  }));
+  return [el('div', { class: 'board-head' }, el('h2', {}, 'Stats'), pick),
+    el('table', { class: 'stats' }, rows.map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', {}, v)))),
+    total ? el('h3', {}, "Where the completed tickets' time went") : el('p', { class: 'muted' }, 'No ticket was completed in this window.'),
+    total ? chart : null];
+}
+
 // --- A ticket: the agent at work, its runs, its diff ---
 function stopLive() {
   if (!state.live) return;
@@ -643,7 +689,8 @@ async function refresh() {
       const m = /^#\/ticket\/([^/]+)(?:\/(diff))?$/.exec(hash);
       if (!m || !state.live || !state.live.key.startsWith(`${decodeURIComponent(m[1])}:`)) stopLive();
       try {
-        parts = m ? await showTicket(decodeURIComponent(m[1]), m[2]) : await showBoard(hash === '#/inbox');
+        parts = m ? await showTicket(decodeURIComponent(m[1]), m[2])
+          : hash === '#/stats' ? await showStats() : await showBoard(hash === '#/inbox');
       } catch (e) {
         parts = [el('p', { class: 'muted' }, e.message)];
         if (e.status === 401) flash(e.message, true);
