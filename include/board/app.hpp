@@ -509,6 +509,12 @@ private:
     Result<Written> committed(const std::filesystem::path& dir, Ticket ticket);
     /// Why `ticket` (as folded now) is where it is; loads the board only when it matters.
     std::optional<Standing> standing_now(const Ticket& ticket, std::vector<std::string>& warnings);
+    /// Every ticket's whole log, handed to `visit(id, events)` (which may move from them);
+    /// a log that does not read is a warning. A refusal only when `tickets/` cannot be listed.
+    std::optional<Refusal> each_history(
+        std::string_view action,
+        std::vector<std::string>& warnings,
+        const std::function<void(const std::string&, std::vector<Event>&)>& visit);
 
     std::filesystem::path root_;
 };

@@ -305,25 +305,37 @@ bool keeps(const TimelineFilter& filter, const Event& e) {
     return true;
 }
 
-Result<Timeline> Board::timeline(const TimelineFilter& filter) {
-    Timeline out;
+std::optional<Refusal> Board::each_history(
+    std::string_view action,
+    std::vector<std::string>& warnings,
+    const std::function<void(const std::string&, std::vector<Event>&)>& visit) {
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(root_ / "tickets", ec)) {
         const std::string id = entry.path().filename().string();
         if (!entry.is_directory() || !is_valid_ticket_id(id)) continue;
         auto history = this->history(id);
         if (!history) {
-            out.warnings.push_back(history.error().message);
+            warnings.push_back(history.error().message);
             continue;
         }
-        for (auto& w : history.value().warnings) out.warnings.push_back(std::move(w));
-        for (auto& e : history.value().events)
-            if (keeps(filter, e)) out.entries.push_back(TimelineEntry{id, std::move(e)});
+        for (auto& w : history.value().warnings) warnings.push_back(std::move(w));
+        visit(id, history.value().events);
     }
     if (ec)
         return refusal(
             Kind::storage,
-            fmt::format("log --all: {}: {}", (root_ / "tickets").string(), ec.message()));
+            fmt::format("{}: {}: {}", action, (root_ / "tickets").string(), ec.message()));
+    return std::nullopt;
+}
+
+Result<Timeline> Board::timeline(const TimelineFilter& filter) {
+    Timeline out;
+    if (auto refused =
+            each_history("log --all", out.warnings, [&](const std::string& id, auto& events) {
+                for (auto& e : events)
+                    if (keeps(filter, e)) out.entries.push_back(TimelineEntry{id, std::move(e)});
+            }))
+        return *refused;
     std::sort(out.entries.begin(), out.entries.end(), [](const auto& a, const auto& b) {
         if (a.event.at != b.event.at) return a.event.at < b.event.at;
         if (a.ticket != b.ticket) return id_less(a.ticket, b.ticket);
@@ -341,21 +353,10 @@ std::optional<UnixMillis> parse_since(std::string_view text, UnixMillis now) {
 Result<StatsReport> Board::stats(UnixMillis since, UnixMillis now) {
     StatsReport out;
     std::vector<TicketMetrics> measured;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(root_ / "tickets", ec)) {
-        const std::string id = entry.path().filename().string();
-        if (!entry.is_directory() || !is_valid_ticket_id(id)) continue;
-        auto history = this->history(id);
-        if (!history) {
-            out.warnings.push_back(history.error().message);
-            continue;
-        }
-        for (auto& w : history.value().warnings) out.warnings.push_back(std::move(w));
-        measured.push_back(measure(history.value().events));
-    }
-    if (ec)
-        return refusal(Kind::storage,
-                       fmt::format("stats: {}: {}", (root_ / "tickets").string(), ec.message()));
+    if (auto refused = each_history("stats", out.warnings, [&](const std::string&, auto& events) {
+            measured.push_back(measure(events));
+        }))
+        return *refused;
     out.stats = aggregate(measured, since, now);
     return out;
 }
