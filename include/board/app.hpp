@@ -159,6 +159,10 @@ struct HumanRequest {
 /// The request of a ticket that awaits a person; nullopt when it does not.
 std::optional<HumanRequest> request_of(const Ticket& ticket);
 
+/// How the board has chased the ticket's request (handoff service levels), for people:
+/// `reminded 2 times`, `escalated to carol`; empty when it has not.
+std::vector<std::string> handoff_chases(const Ticket& ticket);
+
 /// The request as one JSON object (`kind`, `handoff`, `asked_by`, `words`, `questions` with
 /// their options, `artifact`, `since`, `commands`).
 std::string request_json(const HumanRequest& request);

@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace board::app {
 namespace {
@@ -22,6 +23,17 @@ std::optional<Artifact> artifact_to_judge(const Ticket& t) {
 }
 
 }  // namespace
+
+std::vector<std::string> handoff_chases(const Ticket& t) {
+    std::vector<std::string> out;
+    if (t.reminders > 0)
+        out.push_back(fmt::format("reminded {} time{}", t.reminders, t.reminders == 1 ? "" : "s"));
+    if (t.escalated_at != 0)
+        out.push_back(t.escalated_to.empty()
+                          ? std::string{"escalated"}
+                          : fmt::format("escalated to {}", fmt::join(t.escalated_to, ", ")));
+    return out;
+}
 
 std::optional<HumanRequest> request_of(const Ticket& t) {
     if (!t.awaiting) return std::nullopt;

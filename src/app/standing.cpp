@@ -9,7 +9,6 @@
 #include <board/codec.hpp>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <array>
 
@@ -35,12 +34,7 @@ std::optional<Standing> from_ticket(const Ticket& t) {
     }
     if (t.awaiting) {
         std::string chased;
-        if (t.reminders > 0)
-            chased += fmt::format(", reminded {} time{}", t.reminders, t.reminders == 1 ? "" : "s");
-        if (t.escalated_at != 0)
-            chased += t.escalated_to.empty()
-                          ? std::string{", escalated"}
-                          : fmt::format(", escalated to {}", fmt::join(t.escalated_to, ", "));
+        for (const auto& chase : handoff_chases(t)) chased += ", " + chase;
         return make(
             Kind::awaiting,
             std::string{to_string(*t.awaiting)},

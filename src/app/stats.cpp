@@ -40,13 +40,18 @@ TicketMetrics measure(std::span<const Event> log) {
     Ticket t;
     for (const Event& e : log) {
         if (!t.id.empty()) charge(m, t, e.at - t.updated_at);
-        const Ticket before = t;
+        // What is compared after the event, not a copy of the whole ticket per event.
+        const auto awaited = t.awaiting;
+        const UnixMillis awaited_since = t.awaiting_since;
+        const int runs_before = t.runs_total;
+        const auto failure_before = t.last_failure_at;
+        const bool was_done = t.status == Status::done;
         if (reduce_in_place(t, e)) break;
-        if (before.awaiting && before.awaiting != t.awaiting && e.by.kind == ActorKind::human)
-            m.responses.push_back({*before.awaiting, e.at - before.awaiting_since, e.at});
-        if (t.runs_total > before.runs_total) ++m.runs;
-        if (t.last_failure_at && t.last_failure_at != before.last_failure_at) ++m.failed_runs;
-        if (t.status == Status::done && before.status != Status::done) {
+        if (awaited && awaited != t.awaiting && e.by.kind == ActorKind::human)
+            m.responses.push_back({*awaited, e.at - awaited_since, e.at});
+        if (t.runs_total > runs_before) ++m.runs;
+        if (t.last_failure_at && t.last_failure_at != failure_before) ++m.failed_runs;
+        if (t.status == Status::done && !was_done) {
             m.done_at = e.at;
             m.resolution = t.resolution;
         } else if (t.status != Status::done) {

@@ -317,13 +317,13 @@ Result<Written> Board::answer(const std::string& question,
                               const std::string& value,
                               const std::string& note,
                               const Actor& by) {
-    const auto dot = question.rfind('.');
-    if (!split_question_id(question)) return not_a_question_id("answer", question);
+    const auto id = split_question_id(question);
+    if (!id) return not_a_question_id("answer", question);
     QuestionAnswered answered;
-    answered.question_id = question.substr(dot + 1);
+    answered.question_id = id->second;
     answered.value = value;
     answered.note = note;
-    return write("answer", question.substr(0, dot), by, {answered});
+    return write("answer", id->first, by, {answered});
 }
 
 Result<Written> Board::update(const std::string& id,

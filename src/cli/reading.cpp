@@ -7,7 +7,6 @@
 #include <board/event_log.hpp>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -31,12 +30,7 @@ std::string request_text(const Ticket& t) {
     std::string out =
         fmt::format("  awaiting {} for {}", to_string(request->kind), waited(request->since));
     if (!request->asked_by.empty()) out += fmt::format(" · asked by {}", request->asked_by);
-    if (t.reminders > 0)
-        out += fmt::format(" · reminded {} time{}", t.reminders, t.reminders == 1 ? "" : "s");
-    if (t.escalated_at != 0)
-        out += t.escalated_to.empty()
-                   ? std::string{" · escalated"}
-                   : fmt::format(" · escalated to {}", fmt::join(t.escalated_to, ", "));
+    for (const auto& chase : app::handoff_chases(t)) out += " · " + chase;
     out += "\n";
     if (!request->words.empty())
         out += fmt::format("  │ {}\n", printable_block(request->words, "  │ "));
