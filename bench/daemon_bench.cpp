@@ -9,7 +9,8 @@
 //    fdatasync'd append to the ticket's log before each launch and another after each exit
 //    (the daemon's run-started and outcome). Rounds alternate the two (with --also, a second
 //    daemon binary after the first, e.g. the previous build); medians and ratios are printed.
-//    Each round's board is a new folder and every board is removed only at the end: a file
+//    Each round's board, and the bare loop's folder, is a new folder whose logs exist before
+//    the clock starts, and every one is removed only at the end: a file
 //    system that slows down inode allocation after mass deletion (ext4 without a journal)
 //    would otherwise charge the harness's deletions to the daemon.
 // 2. Memory: the daemon's peak RSS (wait4's ru_maxrss) on a board_gen board of M tickets
@@ -158,13 +159,16 @@ int main(int argc, char** argv) {
     std::vector<double> bare_s;
     std::vector<std::vector<double>> daemon_s(daemons.size());
     for (int round = 0; round < rounds; ++round) {
-        // Bare: the same agent, the same count, 2 at a time.
-        fs::create_directories(scratch / "bare");
+        // Bare: the same agent, the same count, 2 at a time. Like the daemon's board, each
+        // round's folder is new and its logs exist before the clock starts: the agent's
+        // artifact and output are new files in both, as they are for every real run.
+        const fs::path bare_dir = scratch / ("bare-" + std::to_string(round));
+        fs::create_directories(bare_dir);
+        const auto events_of = [&](int i) { return bare_dir / (std::to_string(i) + ".jsonl"); };
+        for (int i = 0; i < tickets; ++i)
+            std::ofstream(events_of(i)) << R"({"type":"created"})" << '\n';
         auto start = Clock::now();
         std::vector<std::pair<pid_t, int>> flight;  // pid, ticket
-        const auto events_of = [&](int i) {
-            return scratch / "bare" / (std::to_string(i) + ".jsonl");
-        };
         const auto land = [&](pid_t done) {
             const auto it = std::find_if(
                 flight.begin(), flight.end(), [&](const auto& f) { return f.first == done; });
@@ -179,11 +183,10 @@ int main(int argc, char** argv) {
             append_durably(events_of(i),
                            R"({"type":"run-started"})"
                            "\n");
-            flight.emplace_back(
-                spawn({agent},
-                      {"BOARD_ARTIFACT=" + (scratch / "bare" / (n + ".md")).string()},
-                      (scratch / "bare" / (n + ".log")).string()),
-                i);
+            flight.emplace_back(spawn({agent},
+                                      {"BOARD_ARTIFACT=" + (bare_dir / (n + ".md")).string()},
+                                      (bare_dir / (n + ".log")).string()),
+                                i);
         }
         while (!flight.empty()) land(::wait(nullptr));
         bare_s.push_back(seconds_since(start));

@@ -5,11 +5,17 @@
 // and stacks, so an agent cannot undo it, and a verdict therefore needs a human: an agent
 // can neither append to a log nor read the HTTP token.
 //
-// The daemon prepares the ruleset itself (paths resolved, folders listed, rules added) and
-// its launcher enforces it in the child between fork and exec: two system calls there, no
-// second program, nothing allocated.
+// A confinement is two stacked Landlock rulesets, each handling its own rights: the reading
+// one (everything but the hidden files) and the writing one (only the writable paths).
+// Reading is the costly one to make (the folders on the way to each hidden file are listed
+// entry by entry) and the same for every run, so the daemon keeps it (KeptReadingRules);
+// the writing one is made per run. Its launcher enforces both in the child between fork
+// and exec: three system calls there, no second program, nothing allocated.
 
+#include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -35,18 +41,60 @@ struct Confinement {
 /// give canonical paths).
 bool path_is_within(const std::filesystem::path& inner, const std::filesystem::path& outer);
 
-/// Makes the Landlock ruleset for `rules`: returns its descriptor (close-on-exec; the caller
-/// owns it and closes it once the child runs), or -1 and why not in `problem`, one sentence
-/// (no Landlock on this kernel, a system call refused).
-int prepare_confinement(const Confinement& rules, std::string& problem);
+class UniqueFd;
 
-/// Confines the calling process for good with a prepared ruleset. For the child between fork
-/// and exec: async-signal-safe, allocates nothing. Returns 0, or the errno of the call that
-/// failed.
-int enforce_confinement(int ruleset_fd) noexcept;
+/// A folder listed to make a reading ruleset, as it was then.
+struct ListedFolder {
+    std::filesystem::path path;
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
+    std::int64_t mtime_ns = 0;
+    std::int64_t ctime_ns = 0;
+    friend bool operator==(const ListedFolder&, const ListedFolder&) = default;
+};
 
-/// prepare_confinement, then enforce_confinement on the calling process. Returns an empty
-/// string on success, else why not, one sentence.
+/// Makes the reading ruleset: every file can be read but the `hidden` ones (canonical
+/// paths). Returns its descriptor (close-on-exec; the caller owns it), or -1 and why not in
+/// `problem`, one sentence (no Landlock on this kernel, a system call refused). `listed`, when
+/// given, receives the folders listed to make it: a change to one of them (an entry added,
+/// removed or replaced) makes the ruleset out of date.
+int prepare_reading(const std::vector<std::filesystem::path>& hidden,
+                    std::string& problem,
+                    std::vector<ListedFolder>* listed = nullptr);
+
+/// Makes the writing ruleset: only `rules.writable` can be written (a writable folder that
+/// holds a hidden file is left out). Returns its descriptor or -1, as prepare_reading.
+int prepare_writing(const Confinement& rules, std::string& problem);
+
+/// Confines the calling process for good with prepared rulesets (either may be -1: that half
+/// is not confined). For the child between fork and exec: async-signal-safe, allocates
+/// nothing. Returns 0, or the errno of the call that failed.
+int enforce_confinement(int reading_fd, int writing_fd) noexcept;
+
+/// Both rulesets made, then enforced on the calling process. Returns an empty string on
+/// success, else why not, one sentence.
 std::string confine_self(const Confinement& rules);
+
+/// The reading ruleset for fixed hidden files, made once and kept while every folder listed
+/// to make it is as it was (identity and times; a folder changed within one tick of the
+/// clock of file times before the listing is not believed unchanged). Safe to share between
+/// threads.
+class KeptReadingRules {
+public:
+    explicit KeptReadingRules(std::vector<std::filesystem::path> hidden);
+
+    /// The ruleset as it holds now (made again if a listed folder changed), or null and why
+    /// not in `problem`.
+    std::shared_ptr<const UniqueFd> current(std::string& problem);
+
+private:
+    bool still_holds() const;
+
+    std::vector<std::filesystem::path> hidden_;
+    std::mutex mutex_;
+    std::shared_ptr<const UniqueFd> ruleset_;
+    std::vector<ListedFolder> listed_;
+    std::int64_t listed_at_ns_ = 0;
+};
 
 }  // namespace board

@@ -43,21 +43,6 @@ LogIdentity identity_of(const struct stat& st) {
                        ctime_ns_of(st)};
 }
 
-/// A time every change to a file from now on is stamped at or after, in ns since the epoch.
-/// File times come from a coarse clock up to one tick behind the real-time clock (or, with
-/// multigrain timestamps, from the real-time clock itself), so: now less that tick.
-std::int64_t changes_stamped_from_now_ns() {
-    timespec now{};
-    timespec tick{};
-    ::clock_gettime(CLOCK_REALTIME, &now);
-    if (::clock_getres(CLOCK_REALTIME_COARSE, &tick) != 0) tick = timespec{0, 10'000'000};
-    const auto ns = [](const timespec& t) {
-        return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 +
-               static_cast<std::int64_t>(t.tv_nsec);
-    };
-    return ns(now) - ns(tick);
-}
-
 /// A whole file mapped read-only, straight from the page cache (no zero-filled buffer, no
 /// copy). A writer replaces the index by rename, never in place, so the mapping stays the
 /// file this load checks the logs against.
@@ -294,7 +279,7 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
         }
     }
     // Read before any log is statted: a log changed after its stat has a ctime at or after it.
-    const std::int64_t checked_before = changes_stamped_from_now_ns();
+    const std::int64_t checked_before = file_times_from_now_ns();
 
     // 1. Every indexed ticket's log, statted (on two threads for a big board) and checked
     //    against its line. A line is believed only while its log's inode, size and ctime are

@@ -46,8 +46,9 @@ struct ChildPlan {
     const char* cwd = nullptr;  ///< null: the daemon's
     int input_fd = -1;
     int output_fd = -1;
-    int ruleset_fd = -1;  ///< a prepared Landlock ruleset, or -1: unconfined
-    int highest_fd = 0;   ///< where closing descriptors one by one stops (no close_range)
+    int reading_fd = -1;  ///< prepared Landlock rulesets, or -1: unconfined
+    int writing_fd = -1;
+    int highest_fd = 0;  ///< where closing descriptors one by one stops (no close_range)
     // Written by the child when a step fails, read by the parent once the clone returns.
     int failed_errno = 0;
     const char* failed_step = nullptr;
@@ -78,11 +79,9 @@ BOARD_CHILD_CODE int run_child(void* argument) {
     // controlling terminal, so an agent cannot push keystrokes into the person's shell, and
     // one kill(-pgid) stops everything it starts.
     if (::setsid() < 0) child_fails(plan, "setsid");
-    if (plan.ruleset_fd >= 0) {
-        if (const int error = enforce_confinement(plan.ruleset_fd); error != 0) {
-            errno = error;
-            child_fails(plan, "Landlock");
-        }
+    if (const int error = enforce_confinement(plan.reading_fd, plan.writing_fd); error != 0) {
+        errno = error;
+        child_fails(plan, "Landlock");
     }
     if (::dup2(plan.input_fd, STDIN_FILENO) < 0 || ::dup2(plan.output_fd, STDOUT_FILENO) < 0 ||
         ::dup2(plan.output_fd, STDERR_FILENO) < 0)
@@ -108,16 +107,15 @@ BOARD_CHILD_CODE int run_child(void* argument) {
     child_fails(plan, "execve");
 }
 
-/// Starts `exe` with `spec.argv` as run_child describes, confined by `ruleset_fd` when it is
-/// not -1. Like posix_spawn, the clone shares the daemon's memory and the daemon waits until
-/// the child has exec'd (vfork speed at any daemon size); unlike it, the child can confine
-/// itself before the exec. Returns the pid, or -1 and `problem`.
+/// Starts `exe` with `spec.argv` as run_child describes, confined by the spec's rulesets. Like
+/// posix_spawn, the clone shares the daemon's memory and the daemon waits until the child has
+/// exec'd (vfork speed at any daemon size); unlike it, the child can confine itself before the
+/// exec. Returns the pid, or -1 and `problem`.
 pid_t spawn_in_own_group(const std::filesystem::path& exe,
                          const LaunchSpec& spec,
                          const std::vector<std::string>& env,
                          int input_fd,
                          int output_fd,
-                         int ruleset_fd,
                          std::string& problem) {
     // A daemon started with its standard descriptors closed can get 0-2 for these: above
     // them, dup2 in the child neither clobbers one with another nor keeps close-on-exec.
@@ -148,7 +146,8 @@ pid_t spawn_in_own_group(const std::filesystem::path& exe,
     plan.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
     plan.input_fd = input_fd;
     plan.output_fd = output_fd;
-    plan.ruleset_fd = ruleset_fd;
+    plan.reading_fd = spec.reading_rules ? spec.reading_rules->get() : -1;
+    plan.writing_fd = spec.writing_rules ? spec.writing_rules->get() : -1;
     rlimit open_files{};
     plan.highest_fd = ::getrlimit(RLIMIT_NOFILE, &open_files) == 0 && open_files.rlim_cur < 65536
                           ? static_cast<int>(open_files.rlim_cur)
@@ -304,16 +303,12 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
     // v2, which waits for it on the io_context.
     const std::vector<std::string> env = child_environment(spec);
     std::string launch_problem;
-    const pid_t child = spawn_in_own_group(*exe,
-                                           spec,
-                                           env,
-                                           input.get(),
-                                           write_end.get(),
-                                           spec.ruleset ? spec.ruleset->get() : -1,
-                                           launch_problem);
+    const pid_t child =
+        spawn_in_own_group(*exe, spec, env, input.get(), write_end.get(), launch_problem);
     input.reset();
     write_end.reset();  // the child holds the only write end now: EOF when it (and its tree) end
-    spec.ruleset.reset();
+    spec.reading_rules.reset();
+    spec.writing_rules.reset();
     if (child < 0) {
         out.launch_error = exe->string() + ": " + launch_problem;
         write_all(log.get(), "[board-daemon] could not start: " + out.launch_error + "\n");

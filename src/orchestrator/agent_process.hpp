@@ -39,9 +39,10 @@ struct LaunchSpec {
     std::filesystem::path log_file;    ///< appended to; created if missing
     std::chrono::milliseconds timeout{std::chrono::minutes{30}};
     std::chrono::milliseconds grace{std::chrono::seconds{30}};
-    /// The Landlock ruleset the agent runs under (prepare_confinement), enforced between fork
-    /// and exec; null: unconfined.
-    std::shared_ptr<const UniqueFd> ruleset;
+    /// The Landlock rulesets the agent runs under (prepare_reading, prepare_writing), enforced
+    /// between fork and exec; null: that half unconfined.
+    std::shared_ptr<const UniqueFd> reading_rules;
+    std::shared_ptr<const UniqueFd> writing_rules;
     /// Reads the output as it arrives (the agent's dialect); null: as plain text.
     std::shared_ptr<OutputReader> reader;
     /// A longer output line reaches the reader in pieces: a JSON line then no longer parses,

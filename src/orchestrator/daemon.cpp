@@ -1,26 +1,19 @@
 #include "orchestrator/daemon.hpp"
 
-#include "http/security.hpp"
-#include "orchestrator/agent_process.hpp"
-#include "orchestrator/disk_work.hpp"
 #include "orchestrator/known_tickets.hpp"
 #include "orchestrator/notifier.hpp"
+#include "orchestrator/own_writes.hpp"
 #include "orchestrator/planner.hpp"
-#include "orchestrator/preflight.hpp"
 #include "orchestrator/prompt.hpp"
 #include "orchestrator/query_server.hpp"
 #include "orchestrator/recovery.hpp"
 #include "orchestrator/reporter.hpp"
 #include "orchestrator/run_executor.hpp"
-#include "orchestrator/run_folder.hpp"
 #include "orchestrator/run_outcome.hpp"
-#include "orchestrator/shipping.hpp"
+#include "orchestrator/shipments.hpp"
 #include "orchestrator/startup.hpp"
 #include "orchestrator/watcher.hpp"
-#include "support/files.hpp"
 
-#include <board/agent_dialect.hpp>
-#include <board/agent_output.hpp>
 #include <board/app.hpp>
 #include <board/board_dir.hpp>
 #include <board/catalog.hpp>
@@ -43,7 +36,6 @@
 #include <map>
 #include <set>
 #include <thread>
-#include <unistd.h>
 #include <unordered_map>
 
 namespace board::orchestrator {
@@ -90,7 +82,17 @@ public:
                    app::query_socket_path(options.board_root),
                    [this](const app::BoardQuery& q) { return answer_now(q); })
         , launcher_(process_launcher())
-        , writer_(options.board_root) {
+        , writes_(options.board_root, known_, reporter_)
+        , shipments_(
+              io_,
+              options.board_root,
+              config.ship,
+              reporter_,
+              [this](std::string id, app::Author build, std::int64_t seq) -> asio::awaitable<bool> {
+                  const auto recorded = co_await commit_on_disk(id, std::move(build), seq);
+                  co_return recorded.has_value();
+              },
+              [this] { wake(); }) {
         notifier_.set_policy(config.policy);
         if (options.max_parallel) config_.daemon.max_parallel = *options.max_parallel;
         if (options.poll) config_.daemon.poll = *options.poll;
@@ -100,13 +102,23 @@ public:
         run_context_.templates = &templates_;
         run_context_.repository_git_dir = repository_git_dir_;
         run_context_.sandbox_ok = sandbox_ok_;
-        if (sandbox_ok_) run_context_.confinement = shared_confinement(options_.board_root);
+        if (sandbox_ok_) {
+            run_context_.confinement = shared_confinement(options_.board_root);
+            run_context_.reading_rules =
+                std::make_shared<KeptReadingRules>(run_context_.confinement.rules.hidden);
+        }
         run_context_.executor = io_.get_executor();
         run_context_.disk = disk_.get_executor();
+        writes_.use_disk(disk_.get_executor());
     }
 
     int run() {
-        if (const int code = lock_board(); code != 0) return code;
+        auto held = lock_daemon(options_.board_root);
+        if (!held) {
+            reporter_.problem(held.error().message);
+            return held.error().exit_code;
+        }
+        lock_ = std::move(held).value();
         if (const int code = start_http(); code != 0) return code;
         if (auto why = queries_.start())
             reporter_.message("board queries are answered from the logs, not by the daemon: " +
@@ -129,12 +141,14 @@ public:
             notifier_.reap();
             if (notifier_.in_flight() > 0) std::this_thread::sleep_for(milliseconds{10});
         }
-        reporter_.summary(snapshot());
-        if (results_lost_ > 0)
+        reporter_.summary(known_.snapshot(*live_, config_.policy));
+        if (writes_.results_lost() > 0) {
             reporter_.problem(fmt::format(
                 "board-daemon: the end of {} run(s) could not be recorded (see above): the "
                 "logs do not hold everything that happened; exiting 3",
-                results_lost_));
+                writes_.results_lost()));
+            exit_code_ = 3;
+        }
         return exit_code_;
     }
 
@@ -148,34 +162,10 @@ private:
         bool on_log = false;            ///< its `run-started` is durable
     };
 
-    int lock_board() {
-        auto held = lock_daemon(options_.board_root);
-        if (!held) {
-            reporter_.problem(held.error().message);
-            return held.error().exit_code;
-        }
-        lock_ = std::move(held).value();
-        return 0;
-    }
-
     int start_http() {
         if (!options_.http) return 0;
-        http::HttpOptions options;
-        options.board = options_.board_root;
-        options.live_board = live_;
-        options.address = *options_.http;
-        http_ = std::make_unique<http::HttpServer>(io_, options);
-        if (const std::string error = http_->start(); !error.empty()) {
-            reporter_.problem("board-daemon: --http: " + error);
-            http_.reset();
-            return 3;
-        }
-        announce_page(*http_, options_.http->host, reporter_);
-        // Notifications link their ticket on the page (never with the token in it), at the
-        // host the printed link names.
-        const auto at = http_->local_endpoint();
-        notifier_.set_page(fmt::format("http://{}:{}/", http::page_host(at.address()), at.port()));
-        return 0;
+        http_ = start_page(io_, options_.board_root, *options_.http, live_, reporter_, notifier_);
+        return http_ ? 0 : 3;
     }
 
     // ---- signals ----------------------------------------------------------------------
@@ -222,17 +212,7 @@ private:
             live_->ticket_is(*after);
         else
             live_->ticket_changed(id);
-        // A cancelled ticket's worktree (found at start too, when it was cancelled meanwhile).
-        if (options_.run_agents && after && after->status == Status::done &&
-            after->resolution == Resolution::wont_do && !after->branch.empty())
-            clean_up_cancelled(*after);
-        // Likewise the tickets that owe their shipping.
-        if (after && after->status == Status::done && after->ship_owed) {
-            owed_ships_.insert(id);
-        } else {
-            owed_ships_.erase(id);
-            ship_tried_.erase(id);
-        }
+        shipments_.ticket_changed(id, after, options_.run_agents);
         // Kept per board, so question timeouts never need a pass over every ticket.
         if (after && next_question_deadline(*after))
             timed_questions_.insert(id);
@@ -267,111 +247,77 @@ private:
         return answer;
     }
 
-    // ---- writing ------------------------------------------------------------------------
-
-    /// Appends what `build` makes of the ticket as it is on disk (app::Board::record); the
-    /// ticket after it, or nothing when it was not written (a refusal is reported, a ticket
-    /// that moved on is planned again). A run's start leaves `ticket.json` to its end.
-    std::optional<std::shared_ptr<const Ticket>> commit(
-        const std::string& id,
-        const app::Author& build,
-        std::optional<std::int64_t> expected_seq = {},
-        bool refresh_snapshot = true,
-        bool run_result = false) {
-        return committed(id, writer_.record(id, build, expected_seq, refresh_snapshot), run_result);
+    OwnWrites::Written commit(const std::string& id,
+                              const app::Author& build,
+                              std::optional<std::int64_t> expected_seq = {},
+                              bool refresh_snapshot = true,
+                              bool run_result = false) {
+        return writes_.commit(id, build, expected_seq, refresh_snapshot, run_result);
     }
 
-    /// commit() with the write on the disk threads; `build` must use only what it is given.
-    asio::awaitable<std::optional<std::shared_ptr<const Ticket>>> commit_on_disk(
+    asio::awaitable<OwnWrites::Written> commit_on_disk(
         std::string id,
         app::Author build,
         std::optional<std::int64_t> expected_seq = {},
         bool refresh_snapshot = true,
-        bool run_result = false) {
-        // While the write is on its way, a change the watcher sees in this log is the
-        // daemon's own, not a person's (no debounce for it).
-        ++known_.entry(id).own_writes_in_flight;
-        auto recorded = co_await on_disk(disk_.get_executor(), [&] {
-            return writer_.record(id, build, expected_seq, refresh_snapshot);
-        });
-        --known_.entry(id).own_writes_in_flight;
-        co_return committed(id, std::move(recorded), run_result);
-    }
-
-    /// What the daemon learns from one of its writes, on the io thread. `run_result`: the
-    /// write was the last try to record how a run ended.
-    std::optional<std::shared_ptr<const Ticket>> committed(const std::string& id,
-                                                           app::Result<app::Recorded> recorded,
-                                                           bool run_result = false) {
-        if (!recorded) {
-            if (run_result && recorded.error().kind == app::Refusal::Kind::storage) {
-                // A run happened and its end is not on the log: the daemon must not end as
-                // if it were.
-                ++results_lost_;
-                exit_code_ = 3;
-            }
-            if (recorded.error().kind != app::Refusal::Kind::conflict)
-                reporter_.problem("board-daemon: " + recorded.error().message);
-            return std::nullopt;
-        }
-        auto& entry = known_.entry(id);
-        known_.set(id, recorded.value().ticket);
-        entry.own_seq = recorded.value().ticket->seq;
-        // Not stamped: another writer may have appended right after, so the next look at
-        // this ticket reads it again.
-        entry.stamp = KnownTickets::LogStamp{};
-        for (const auto& w : recorded.value().warnings) reporter_.problem("board-daemon: " + w);
-        for (const auto& e : recorded.value().events) reporter_.event(id, e);
-        return recorded.value().ticket;
+        bool run_result = false,
+        OwnWrites::Around around = {}) {
+        return writes_.commit_on_disk(std::move(id),
+                                      std::move(build),
+                                      expected_seq,
+                                      refresh_snapshot,
+                                      run_result,
+                                      std::move(around));
     }
 
     // ---- deciding -----------------------------------------------------------------------
 
-    /// Appends a timeout for every question whose time has come; returns the next deadline.
-    std::optional<UnixMillis> time_out_questions() {
+    /// Appends, for each ticket of `timed`, the system's events `due` of it now (question
+    /// timeouts, handoff reminders and escalations); returns the earliest `deadline` after.
+    template <class Due, class Deadline>
+    std::optional<UnixMillis> commit_due(const std::set<std::string>& timed,
+                                         Due due,
+                                         Deadline deadline) {
         std::optional<UnixMillis> next;
         const UnixMillis now = wall_clock_now();
-        // A copy: committing a timeout changes the set.
-        const std::vector<std::string> timed(timed_questions_.begin(), timed_questions_.end());
-        for (const std::string& id : timed) {
-            auto& entry = known_.all().at(id);
-            if (!entry.ticket) continue;
-            if (!questions_due(*entry.ticket, now).empty()) {
-                commit(id, [now](const Ticket& t) {
+        // A copy: committing changes the set.
+        for (const std::string& id : std::vector<std::string>(timed.begin(), timed.end())) {
+            const auto ticket = known_.all().at(id).ticket;
+            if (!ticket) continue;
+            if (!due(*ticket, now).empty()) {
+                commit(id, [due, now](const Ticket& t) {
                     std::vector<Authored> batch;
-                    for (auto& q : questions_due(t, now))
-                        batch.push_back({Actor{ActorKind::system, {}}, QuestionTimedOut{q}});
-                    return batch;
-                });
-            }
-            if (auto deadline = next_question_deadline(*entry.ticket)) {
-                next = next ? std::min(*next, *deadline) : *deadline;
-            }
-        }
-        return next;
-    }
-
-    /// Records the reminders and escalations board.yaml's `handoffs` owe people (the notify
-    /// command hears of each as the change is folded); returns the next one's time.
-    std::optional<UnixMillis> mind_handoffs() {
-        std::optional<UnixMillis> next;
-        const UnixMillis now = wall_clock_now();
-        const std::vector<std::string> timed(timed_handoffs_.begin(), timed_handoffs_.end());
-        for (const std::string& id : timed) {
-            auto& entry = known_.all().at(id);
-            if (!entry.ticket) continue;
-            if (!handoff_events_due(*entry.ticket, config_.policy, now).empty()) {
-                commit(id, [this, now](const Ticket& t) {
-                    std::vector<Authored> batch;
-                    for (auto& payload : handoff_events_due(t, config_.policy, now))
+                    for (auto& payload : due(t, now))
                         batch.push_back({Actor{ActorKind::system, {}}, std::move(payload)});
                     return batch;
                 });
             }
-            if (auto deadline = next_handoff_deadline(*entry.ticket, config_.policy))
-                next = next ? std::min(*next, *deadline) : *deadline;
+            if (auto at = deadline(*ticket)) next = next ? std::min(*next, *at) : *at;
         }
         return next;
+    }
+
+    std::optional<UnixMillis> time_out_questions() {
+        return commit_due(
+            timed_questions_,
+            [](const Ticket& t, UnixMillis now) {
+                std::vector<Payload> timeouts;
+                for (auto& q : questions_due(t, now)) timeouts.emplace_back(QuestionTimedOut{q});
+                return timeouts;
+            },
+            [](const Ticket& t) { return next_question_deadline(t); });
+    }
+
+    /// The reminders and escalations board.yaml's `handoffs` owe people (the notify command
+    /// hears of each as the change is folded).
+    std::optional<UnixMillis> mind_handoffs() {
+        const Policy& policy = config_.policy;
+        return commit_due(
+            timed_handoffs_,
+            [&policy](const Ticket& t, UnixMillis now) {
+                return handoff_events_due(t, policy, now);
+            },
+            [&policy](const Ticket& t) { return next_handoff_deadline(t, policy); });
     }
 
     /// Launches what the planner says may run now; returns when it must look again at the
@@ -449,14 +395,24 @@ private:
                                      std::shared_ptr<AgentRun> agent) {
         // Every argument of a co_await'ed call is a named variable: GCC 12 destroys a
         // temporary made in the co_await's full expression twice (toolchain.md §3, snag 11).
-        const std::string branch = run_branch(id, start.phase);
+        const std::string branch =
+            works_in_worktree(start.phase, config_, *known_.all().at(id).ticket) ? ticket_branch(id)
+                                                                                 : std::string{};
         app::Author run_started = [=](const Ticket&) {
             return std::vector<Authored>{
                 {Actor{ActorKind::system, {}},
                  RunStarted{
                      run_id, start.phase, start.attempt, start.iteration, start.policy, branch}}};
         };
-        const auto started = co_await commit_on_disk(id, std::move(run_started), seq_before, false);
+        // The run's folder and prompt are made on the same disk thread as its `run-started`,
+        // from the ticket that commit wrote.
+        PreparedRun prepared;
+        OwnWrites::Around prepare;
+        prepare.after = [&](const Ticket& written) {
+            prepared = prepare_run(run_context_, id, written, start.phase, run_id);
+        };
+        const auto started =
+            co_await commit_on_disk(id, std::move(run_started), seq_before, false, false, prepare);
         if (!started) {
             watcher_.mark(id);  // it changed under us: look again
             co_return;
@@ -465,7 +421,7 @@ private:
         running_.at(id).on_log = true;
         reporter_.running(id, start.phase, run_id, agent);
         StartedRun run{std::move(agent), start.phase, run_id};
-        auto record = co_await execute_run(run_context_, id, **started, std::move(run));
+        auto record = co_await run_prepared(run_context_, id, std::move(run), prepared);
         if (!record) {
             app::Author interrupted = [=](const Ticket&) {
                 return std::vector<Authored>{
@@ -474,46 +430,14 @@ private:
             co_await commit_on_disk(id, std::move(interrupted), {}, true, true);
             co_return;
         }
-        const auto outcome = std::make_shared<const RunRecord>(std::move(*record));
+        // The agent's work is taken on the disk thread that then records the outcome.
+        const auto outcome = std::make_shared<RunRecord>(std::move(*record));
+        OwnWrites::Around take;
+        take.before = [&] { take_run_work(*outcome, prepared); };
         app::Author whole = finishing(outcome, true);
-        if (co_await commit_on_disk(id, std::move(whole))) co_return;
+        if (co_await commit_on_disk(id, std::move(whole), {}, true, false, take)) co_return;
         app::Author last_only = finishing(outcome, false);
         co_await commit_on_disk(id, std::move(last_only), {}, true, true);
-    }
-
-    void commit_outcome(const std::string& id, const RunRecord& record) {
-        const auto outcome = std::make_shared<const RunRecord>(record);
-        if (!commit(id, finishing(outcome, true)))
-            commit(id, finishing(outcome, false), {}, true, true);
-    }
-
-    // ---- recovery -----------------------------------------------------------------------
-
-    /// Runs left in flight by a daemon that died: the agent is stopped if it still runs, then
-    /// the run is finished from its saved output when that ends with a signal, else recorded
-    /// as interrupted (and the phase runs again).
-    void recover() {
-        std::optional<std::vector<AgentProcessFound>> found;
-        for (auto& [id, entry] : known_.all()) {
-            if (!entry.ticket || !entry.ticket->run) continue;
-            const Run run = *entry.ticket->run;
-            if (!found) found = processes_with_a_board_run();  // once, and only if needed
-            auto record =
-                resolve_leftover_run(run_context_, id, run, *found, [this](const std::string& m) {
-                    reporter_.message(m);
-                });
-            if (record) {
-                commit_outcome(id, *record);
-                continue;
-            }
-            commit(id, [&](const Ticket&) {
-                return std::vector<Authored>{
-                    {Actor{ActorKind::system, {}},
-                     RunInterrupted{run.id,
-                                    "the daemon stopped while it was in flight (found at "
-                                    "restart); the phase runs again"}}};
-            });
-        }
     }
 
     // ---- the loop -----------------------------------------------------------------------
@@ -527,100 +451,6 @@ private:
         }
     }
 
-    /// The branch a run of `phase` works on: implementing in a worktree, and the review of
-    /// work done there, are on `board/<ID>`.
-    std::string run_branch(const std::string& id, Status phase) const {
-        const bool in_worktree =
-            (phase == Status::implementing && config_.implementing.worktree) ||
-            (phase == Status::review && !known_.all().at(id).ticket->branch.empty());
-        return in_worktree ? ticket_branch(id) : std::string{};
-    }
-
-    // ---- shipping ------------------------------------------------------------------------
-
-    /// Ships every done ticket that owes it (shipping.hpp), one at a time per ticket.
-    void start_owed_ships() {
-        for (const auto& id : owed_ships_) {
-            if (shipping_.count(id) != 0) continue;
-            // Tried at this very state and not recorded (the reducer or the disk said no):
-            // again only once the ticket changes, not in a loop.
-            const auto& known = known_.all().at(id).ticket;
-            if (const auto tried = ship_tried_.find(id);
-                tried != ship_tried_.end() && known && tried->second == known->seq)
-                continue;
-            if (known) ship_tried_[id] = known->seq;
-            shipping_.insert(id);
-            asio::co_spawn(io_, ship_ticket(id), [this, id](std::exception_ptr e) {
-                if (e) {
-                    try {
-                        std::rethrow_exception(e);
-                    } catch (const std::exception& ex) {
-                        reporter_.problem(
-                            fmt::format("board-daemon: {}: shipping failed inside the daemon: {}",
-                                        id,
-                                        ex.what()));
-                    }
-                }
-                shipping_.erase(id);
-                wake();
-            });
-        }
-    }
-
-    asio::awaitable<void> ship_ticket(std::string id) {
-        const auto ticket = known_.all().at(id).ticket;
-        ShipRequest request;
-        request.id = id;
-        request.title = ticket->title;
-        request.body = ticket->description;
-        if (const auto& review = ticket->artifact(ArtifactKind::review);
-            review && !review->summary.empty())
-            request.body += (request.body.empty() ? "" : "\n\n") + review->summary;
-        request.branch = ticket->branch;
-        request.board_root = options_.board_root;
-        request.log_file = options_.board_root / "tickets" / id / "runs" / "ship.log";
-        request.config = config_.ship;
-        const auto outcome = co_await ship_branch(io_.get_executor(), request);
-        const std::int64_t seq = ticket->seq;
-        app::Author record = [outcome](const Ticket&) {
-            return std::visit(
-                [](const auto& event) {
-                    return std::vector<Authored>{{Actor{ActorKind::system, {}}, Payload{event}}};
-                },
-                outcome);
-        };
-        // Against the ticket as it was: a person who reopened it meanwhile wins.
-        const auto recorded = co_await commit_on_disk(id, std::move(record), seq);
-        if (!recorded || !std::holds_alternative<Shipped>(outcome)) co_return;
-        const bool merged = std::get<Shipped>(outcome).how == ShipMethod::merge;
-        const auto problems = co_await clean_up_worktree(io_.get_executor(), request, merged);
-        for (const auto& problem : problems) reporter_.message(fmt::format("{}: {}", id, problem));
-    }
-
-    /// A cancelled ticket: its worktree goes, its branch (the work) stays.
-    void clean_up_cancelled(const Ticket& ticket) {
-        if (!config_.ship.cleanup || shipping_.count(ticket.id) != 0) return;
-        std::error_code ec;
-        if (!fs::exists(worktree_dir(options_.board_root, ticket.id), ec)) return;
-        ShipRequest request;
-        request.id = ticket.id;
-        request.branch = ticket.branch;
-        request.board_root = options_.board_root;
-        request.log_file = options_.board_root / "tickets" / ticket.id / "runs" / "ship.log";
-        request.config = config_.ship;
-        shipping_.insert(ticket.id);
-        asio::co_spawn(
-            io_,
-            clean_up_worktree(io_.get_executor(), request, false),
-            [this, id = ticket.id](std::exception_ptr e, std::vector<std::string> problems) {
-                if (e) problems.emplace_back("the worktree was not removed");
-                for (const auto& problem : problems)
-                    reporter_.message(fmt::format("{}: {}", id, problem));
-                shipping_.erase(id);
-                wake();
-            });
-    }
-
     asio::awaitable<void> main_loop() {
         if (reporter_.live()) asio::co_spawn(io_, tick_live_view(), asio::detached);
         if (auto why = watcher_.start())
@@ -629,34 +459,19 @@ private:
                                           format_duration(config_.daemon.poll)));
         known_.scan();
         looked_once_ = true;
-        if (options_.run_agents) recover();
+        if (options_.run_agents)
+            recover_runs(run_context_, known_, writes_, [this](const std::string& m) {
+                reporter_.message(m);
+            });
         const auto started = Clock::now();
         auto last_full_scan = Clock::now();
         const bool watching = options_.mode == DaemonOptions::Mode::watch;
-        reporter_.message(fmt::format("board-daemon on {}: {} ticket(s){}{}",
-                                      options_.board_root.string(),
-                                      known_.all().size(),
-                                      options_.run_agents ? fmt::format(", max {} agent(s) at once",
-                                                                        config_.daemon.max_parallel)
-                                                          : std::string{},
-                                      watching ? ", watching for changes" : ""));
-        if (options_.run_agents)
-            announce_agents(
-                agents_, sandbox_ok_ ? std::string{} : sandbox_problem_, config_, reporter_);
-        else
-            reporter_.message(
-                "agents are not run (--no-agents): the page and the API only; nothing is "
-                "started, shipped or timed out");
-        if (!config_.notify.command.empty()) {
-            // A notify command that is not there would fail on the first news: say so now.
-            LaunchSpec notify;
-            notify.argv = config_.notify.command;
-            notify.cwd = options_.board_root;
-            std::string problem;
-            if (!find_program(notify, problem))
-                reporter_.problem("board-daemon: notify: " + problem +
-                                  ": no one will be notified (notify.command in board.yaml)");
-        }
+        announce_start(options_,
+                       known_.all().size(),
+                       agents_,
+                       sandbox_ok_ ? std::string{} : sandbox_problem_,
+                       config_,
+                       reporter_);
         for (;;) {
             if (options_.run_for && Clock::now() - started >= *options_.run_for && !stopping_) {
                 stopping_ = true;
@@ -684,15 +499,16 @@ private:
                 }
                 if (auto next = launch_runnable())
                     wake_at = wake_at ? std::min(*wake_at, *next) : *next;
-                start_owed_ships();
+                shipments_.start_owed(
+                    [this](const std::string& id) { return known_.all().at(id).ticket; });
             }
-            if (reporter_.live()) reporter_.board(snapshot());
-            if (running_.empty() && shipping_.empty() && !watcher_.has_changed()) {
+            if (reporter_.live()) reporter_.board(known_.snapshot(*live_, config_.policy));
+            if (running_.empty() && !shipments_.busy() && !watcher_.has_changed()) {
                 if (stopping_) break;
                 if (!watching && !wake_at) break;  // nothing can move without a human
             }
             if (watcher_.has_changed()) continue;
-            if (watching || !running_.empty() || !shipping_.empty()) {
+            if (watching || !running_.empty() || shipments_.busy()) {
                 const auto poll_at = last_full_scan + config_.daemon.poll;
                 wake_at = wake_at ? std::min(*wake_at, poll_at) : poll_at;
             }
@@ -706,41 +522,14 @@ private:
             }
             wake_pending_ = false;
         }
-        if (notifier_.failed() > 0 || notifier_.dropped() > 0)
-            reporter_.problem(fmt::format(
-                "board-daemon: notify: {} command(s) started, {} failed, {} notification(s) "
-                "dropped; the last problem: {}",
-                notifier_.started(),
-                notifier_.failed(),
-                notifier_.dropped(),
-                notifier_.last_error()));
+        if (auto trouble = notifier_.trouble())
+            reporter_.problem("board-daemon: notify: " + *trouble);
         finished_ = true;
         if (http_) http_->stop();
         watcher_.stop();
         queries_.stop();
         signals_.cancel();
         poll_timer_.cancel();
-    }
-
-    BoardSnapshot snapshot() {
-        BoardSnapshot s;
-        for (const auto& [id, entry] : known_.all()) {
-            if (entry.ticket) s.tickets.push_back(entry.ticket);
-        }
-        // What holds a ticket the agent would otherwise take: the same words `board show`
-        // and the page give.
-        if (const auto board = live_->current()) {
-            const Catalog& catalog = board.value()->catalog;
-            const app::Standings standings(catalog, config_.policy, wall_clock_now());
-            for (const auto& entry : catalog.entries()) {
-                auto standing = standings.of(entry.ticket);
-                using Kind = app::Standing::Kind;
-                if (standing.kind == Kind::wip_held || standing.kind == Kind::blocked ||
-                    standing.kind == Kind::backing_off)
-                    s.held.push_back(HeldTicket{entry.ticket.id, std::move(standing)});
-            }
-        }
-        return s;
     }
 
     DaemonOptions options_;
@@ -766,23 +555,19 @@ private:
     QueryServer queries_;
     std::unordered_map<std::string, app::QueryAnswer> answered_;  ///< see answer_now()
     std::unique_ptr<AgentLauncher> launcher_;
-    /// The daemon's own writes, made on the disk threads: a board that keeps nothing, so it is
-    /// safe there; each write's result reaches `live_` on the io thread (committed()).
-    app::Board writer_;
+    /// The daemon's own writes; each one's result reaches `live_` on the io thread.
+    OwnWrites writes_;
     RunContext run_context_;
     bool looked_once_ = false;               ///< the first scan of the board is done
     std::set<std::string> timed_questions_;  ///< tickets with a question that can time out
     std::set<std::string> timed_handoffs_;   ///< tickets a handoff service level may remind
     std::map<std::string, Running, KnownTickets::IdOrder> running_;
-    std::set<std::string> owed_ships_;                ///< done tickets that owe their shipping
-    std::set<std::string> shipping_;                  ///< tickets being shipped now
-    std::map<std::string, std::int64_t> ship_tried_;  ///< the seq each ship was last tried at
+    Shipments shipments_;
     UniqueFd lock_;  ///< tickets/.daemon.lock, held while the daemon runs
     bool wake_pending_ = false;
     bool stopping_ = false;
     bool finished_ = false;
     int exit_code_ = 0;
-    int results_lost_ = 0;  ///< runs whose end the disk refused to record, each reported
     /// Last: its threads stop (finishing the work they hold) before anything they use goes.
     asio::thread_pool disk_{2};
 };

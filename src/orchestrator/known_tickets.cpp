@@ -121,4 +121,23 @@ void KnownTickets::set(const std::string& id, std::shared_ptr<const Ticket> tick
     known.ticket = ticket ? kept_between_runs(*ticket) : nullptr;
 }
 
+BoardSnapshot KnownTickets::snapshot(app::LiveBoard& live, const Policy& policy) const {
+    BoardSnapshot s;
+    for (const auto& [id, entry] : map_) {
+        if (entry.ticket) s.tickets.push_back(entry.ticket);
+    }
+    if (const auto board = live.current()) {
+        const Catalog& catalog = board.value()->catalog;
+        const app::Standings standings(catalog, policy, wall_clock_now());
+        for (const auto& entry : catalog.entries()) {
+            auto standing = standings.of(entry.ticket);
+            using Kind = app::Standing::Kind;
+            if (standing.kind == Kind::wip_held || standing.kind == Kind::blocked ||
+                standing.kind == Kind::backing_off)
+                s.held.push_back(HeldTicket{entry.ticket.id, std::move(standing)});
+        }
+    }
+    return s;
+}
+
 }  // namespace board::orchestrator

@@ -7,6 +7,7 @@
 
 #include "orchestrator/reporter.hpp"
 
+#include <board/app.hpp>
 #include <board/ticket.hpp>
 
 #include <chrono>
@@ -69,6 +70,10 @@ public:
     /// Records `ticket` (the fold of the log, e.g. after the daemon's own write) as what is
     /// known of `id`; null when it cannot be read.
     void set(const std::string& id, std::shared_ptr<const Ticket> ticket);
+
+    /// Every ticket known, and what holds those an agent would otherwise take (the same words
+    /// `board show` and the page give, from `live`), for the daemon's view and summary.
+    BoardSnapshot snapshot(app::LiveBoard& live, const Policy& policy) const;
 
     Map& all() { return map_; }
 

@@ -327,4 +327,14 @@ void Notifier::reap(std::chrono::steady_clock::time_point now) {
     }
 }
 
+std::optional<std::string> Notifier::trouble() const {
+    if (failed_ == 0 && dropped_ == 0) return std::nullopt;
+    return fmt::format(
+        "{} command(s) started, {} failed, {} notification(s) dropped; the last problem: {}",
+        started_,
+        failed_,
+        dropped_,
+        last_error_);
+}
+
 }  // namespace board::orchestrator

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <sys/types.h>
@@ -116,6 +117,10 @@ public:
 
     /// The last spawn error or failure, for a warning line (empty if none).
     const std::string& last_error() const { return last_error_; }
+
+    /// How many commands failed and notifications were dropped, and the last problem, in one
+    /// sentence; nothing when none did.
+    std::optional<std::string> trouble() const;
 
 private:
     struct Child {

@@ -35,9 +35,10 @@ std::string probe_sandbox() {
     LaunchSpec spec;
     spec.argv = {"/bin/true"};
     std::string problem;
-    auto ruleset = std::make_shared<UniqueFd>(prepare_confinement(Confinement{}, problem));
-    if (!*ruleset) return problem;
-    spec.ruleset = std::move(ruleset);
+    spec.reading_rules = std::make_shared<UniqueFd>(prepare_reading({}, problem));
+    if (!*spec.reading_rules) return problem;
+    spec.writing_rules = std::make_shared<UniqueFd>(prepare_writing(Confinement{}, problem));
+    if (!*spec.writing_rules) return problem;
     spec.log_file = "/dev/null";
     spec.timeout = std::chrono::seconds{20};
     auto process = std::make_shared<AgentProcess>(io.get_executor());

@@ -63,4 +63,29 @@ std::optional<RunRecord> resolve_leftover_run(const RunContext& context,
     return record;
 }
 
+void recover_runs(const RunContext& context,
+                  KnownTickets& known,
+                  OwnWrites& writes,
+                  const std::function<void(const std::string&)>& say) {
+    std::optional<std::vector<AgentProcessFound>> found;
+    for (auto& [id, entry] : known.all()) {
+        if (!entry.ticket || !entry.ticket->run) continue;
+        const Run run = *entry.ticket->run;
+        if (!found) found = processes_with_a_board_run();  // once, and only if needed
+        if (auto record = resolve_leftover_run(context, id, run, *found, say)) {
+            const auto outcome = std::make_shared<const RunRecord>(std::move(*record));
+            if (!writes.commit(id, finishing(outcome, true)))
+                writes.commit(id, finishing(outcome, false), {}, true, true);
+            continue;
+        }
+        writes.commit(id, [&](const Ticket&) {
+            return std::vector<Authored>{
+                {Actor{ActorKind::system, {}},
+                 RunInterrupted{run.id,
+                                "the daemon stopped while it was in flight (found at restart); "
+                                "the phase runs again"}}};
+        });
+    }
+}
+
 }  // namespace board::orchestrator

@@ -3,6 +3,8 @@
 // the daemon finds each ticket whose log says a run is in flight; this stops that run's agent
 // if it still runs (its whole group) and reads what it saved.
 
+#include "orchestrator/known_tickets.hpp"
+#include "orchestrator/own_writes.hpp"
 #include "orchestrator/run_executor.hpp"
 #include "orchestrator/run_folder.hpp"
 
@@ -22,5 +24,13 @@ std::optional<RunRecord> resolve_leftover_run(const RunContext& context,
                                               const Run& run,
                                               const std::vector<AgentProcessFound>& found,
                                               const std::function<void(const std::string&)>& say);
+
+/// Runs left in flight by a daemon that died, for each ticket of `known` with a run open on
+/// its log: the agent is stopped if it still runs, then the run is finished from its saved
+/// output when that ends with a signal, else recorded as interrupted (the phase runs again).
+void recover_runs(const RunContext& context,
+                  KnownTickets& known,
+                  OwnWrites& writes,
+                  const std::function<void(const std::string&)>& say);
 
 }  // namespace board::orchestrator

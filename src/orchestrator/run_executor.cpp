@@ -54,78 +54,96 @@ bool RunContext::confined(Status phase) const {
     return sandbox_ok && config->agent(phase)->sandbox != SandboxMode::none;
 }
 
-asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
-                                                      std::string id,
-                                                      Ticket ticket,
-                                                      StartedRun running) {
+namespace {
+
+/// Confines `prepared` for `cwd` (a disk call: paths resolved, the writing ruleset made);
+/// sets its launch error when it cannot be.
+void confine(const RunContext& context,
+             PreparedRun& prepared,
+             const fs::path& cwd,
+             bool writes_cwd) {
+    std::string problem;
+    if (!find_program(prepared.spec, problem)) {
+        prepared.launch_error = problem;
+        prepared.launch_error_is_permanent = true;
+        return;
+    }
+    const Confinement rules =
+        confinement_for(context.confinement,
+                        {prepared.work, cwd, writes_cwd, context.repository_git_dir},
+                        prepared.spec);
+    prepared.spec.reading_rules = context.reading_rules->current(problem);
+    if (prepared.spec.reading_rules)
+        prepared.spec.writing_rules = std::make_shared<UniqueFd>(prepare_writing(rules, problem));
+    if (!prepared.spec.reading_rules || !*prepared.spec.writing_rules)
+        prepared.launch_error = "cannot confine the agent: " + problem;
+}
+
+}  // namespace
+
+bool works_in_worktree(Status phase, const BoardConfig& config, const Ticket& ticket) {
+    return (phase == Status::implementing && config.agent(phase)->worktree) ||
+           (phase == Status::review && !ticket.branch.empty());
+}
+
+PreparedRun prepare_run(const RunContext& context,
+                        const std::string& id,
+                        const Ticket& ticket,
+                        Status phase,
+                        const std::string& run_id) {
     const BoardConfig& config = *context.config;
-    const fs::path dir = context.board_root / "tickets" / id;
+    PreparedRun prepared;
+    prepared.dir = context.board_root / "tickets" / id;
+    prepared.phase = phase;
+    const fs::path& dir = prepared.dir;
     const fs::path runs = dir / "runs";
-    const std::string stem = run_file_stem(running.run_id, running.phase);
+    const std::string stem = run_file_stem(run_id, phase);
     const fs::path prompt_file = runs / (stem + ".prompt.md");
-    const fs::path log_file = runs / (stem + ".log");
-    const std::string artifact_name = artifact_file_name(running.phase);
-    const AgentConfig& agent = *config.agent(running.phase);
+    prepared.artifact_name = artifact_file_name(phase);
+    const AgentConfig& agent = *config.agent(phase);
     // The agent's own folder: where it drafts its artifact and leaves notes. The ticket
     // folder (its log above all) is the board's; the draft is moved in after the run.
-    const fs::path work = runs / stem;
-    const fs::path draft = work / artifact_name;
-    std::string prompt;
-    std::string launch_error = co_await on_disk(context.disk, [&] {
-        std::error_code ec;
-        fs::create_directories(work, ec);
-        if (!artifact_name.empty() && fs::exists(dir / artifact_name, ec))
-            fs::copy_file(dir / artifact_name, draft, fs::copy_options::overwrite_existing, ec);
-        PromptInput input;
-        input.ticket = &ticket;
-        input.phase = running.phase;
-        input.ticket_dir = dir;
-        input.artifact_path = draft;
-        input.research_text = read_small_file(dir / "research.md");
-        input.plan_text = read_small_file(dir / "plan.md");
-        if (const auto kind = artifact_of(running.phase);
-            kind && ticket.artifact(*kind) &&
-            ticket.artifact(*kind)->status == ArtifactStatus::in_progress)
-            input.unfinished_text = read_small_file(dir / artifact_name);
-        prompt = render_prompt(context.templates->of(running.phase), input);
-        return write_file_atomically(prompt_file, prompt, Durability::unsynced);
-    });
+    prepared.work = runs / stem;
+    const fs::path draft = prepared.work / prepared.artifact_name;
+    std::error_code ec;
+    fs::create_directories(prepared.work, ec);
+    if (!prepared.artifact_name.empty() && fs::exists(dir / prepared.artifact_name, ec))
+        fs::copy_file(
+            dir / prepared.artifact_name, draft, fs::copy_options::overwrite_existing, ec);
+    PromptInput input;
+    input.ticket = &ticket;
+    input.phase = phase;
+    input.ticket_dir = dir;
+    input.artifact_path = draft;
+    input.research_text = read_small_file(dir / "research.md");
+    input.plan_text = read_small_file(dir / "plan.md");
+    if (const auto kind = artifact_of(phase);
+        kind && ticket.artifact(*kind) &&
+        ticket.artifact(*kind)->status == ArtifactStatus::in_progress)
+        input.unfinished_text = read_small_file(dir / prepared.artifact_name);
+    const std::string prompt = render_prompt(context.templates->of(phase), input);
+    prepared.launch_error = write_file_atomically(prompt_file, prompt, Durability::unsynced);
 
-    fs::path cwd = context.board_root;
-    bool writes_cwd = false;
-    // Implementing works in the ticket's worktree; the review of that work reads (and tests)
-    // the same branch there.
-    const bool in_worktree = (running.phase == Status::implementing && agent.worktree) ||
-                             (running.phase == Status::review && !ticket.branch.empty());
-    if (launch_error.empty() && in_worktree) {
-        auto worktree =
-            co_await ensure_worktree(context.executor, context.board_root, id, log_file);
-        if (worktree.index() == 1) {
-            launch_error = std::get<1>(worktree);
-        } else {
-            cwd = std::get<0>(worktree);
-            writes_cwd = true;
-        }
-    }
+    prepared.in_worktree = works_in_worktree(phase, config, ticket);
 
     LaunchRequest request;
     request.command = agent.command;
-    request.phase = running.phase;
-    request.writable = {work};
+    request.phase = phase;
+    request.writable = {prepared.work};
     request.max_steps = agent.max_steps;
     if (agent.resume) request.resume_session = ticket.last_session;
-    request.confined = context.confined(running.phase);
+    request.confined = context.confined(phase);
     LaunchPlan plan = plan_launch(agent.dialect, request);
 
-    LaunchSpec spec;
+    LaunchSpec& spec = prepared.spec;
     spec.argv = std::move(plan.argv);
     spec.reader = make_output_reader(agent.dialect, prompt);
     if (agent.dialect != DialectKind::generic) spec.max_line_bytes = 16u << 20;
     spec.env = {{"BOARD_TICKET", id},
-                {"BOARD_PHASE", std::string{to_string(running.phase)}},
+                {"BOARD_PHASE", std::string{to_string(phase)}},
                 {"BOARD_TICKET_DIR", dir.string()},
-                {"BOARD_RUN", running.run_id},
-                {"BOARD_RUN_DIR", work.string()},
+                {"BOARD_RUN", run_id},
+                {"BOARD_RUN_DIR", prepared.work.string()},
                 {"BOARD_PROMPT_FILE", prompt_file.string()},
                 {"BOARD_ARTIFACT", draft.string()},
                 {"BOARD_DIR", context.board_root.string()},
@@ -134,34 +152,43 @@ asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
     for (auto& [key, value] : plan.env_defaults) {
         if (!std::getenv(key.c_str())) spec.env.emplace_back(std::move(key), std::move(value));
     }
-    spec.cwd = cwd;
+    spec.cwd = context.board_root;
     spec.stdin_file = prompt_file;
-    spec.log_file = log_file;
+    spec.log_file = runs / (stem + ".log");
     spec.timeout = agent.timeout;
     spec.max_output = agent.max_output;
     spec.grace = config.daemon.grace;
-    bool launch_error_is_permanent = false;
-    if (launch_error.empty() && context.confined(running.phase)) {
-        launch_error = co_await on_disk(context.disk, [&] {
-            std::string problem;
-            if (!find_program(spec, problem)) {
-                launch_error_is_permanent = true;
-                return problem;
+    prepared.output_cap = agent.max_output;
+    prepared.max_questions = agent.max_questions;
+    // A run in a worktree is confined once the worktree is there (run_prepared).
+    if (prepared.launch_error.empty() && !prepared.in_worktree && context.confined(phase))
+        confine(context, prepared, context.board_root, false);
+    return prepared;
+}
+
+asio::awaitable<std::optional<RunRecord>> run_prepared(const RunContext& context,
+                                                       std::string id,
+                                                       StartedRun running,
+                                                       PreparedRun& prepared) {
+    if (prepared.launch_error.empty() && prepared.in_worktree) {
+        auto worktree = co_await ensure_worktree(
+            context.executor, context.board_root, id, prepared.spec.log_file);
+        if (worktree.index() == 1) {
+            prepared.launch_error = std::get<1>(worktree);
+        } else {
+            prepared.spec.cwd = std::get<0>(worktree);
+            if (context.confined(running.phase)) {
+                const fs::path cwd = prepared.spec.cwd;
+                co_await on_disk(context.disk, [&] { confine(context, prepared, cwd, true); });
             }
-            const Confinement rules = confinement_for(
-                context.confinement, {work, cwd, writes_cwd, context.repository_git_dir}, spec);
-            auto ruleset = std::make_shared<UniqueFd>(prepare_confinement(rules, problem));
-            if (!*ruleset) return "cannot confine the agent: " + problem;
-            spec.ruleset = std::move(ruleset);
-            return std::string{};
-        });
+        }
     }
 
     ProcessOutcome outcome;
-    if (launch_error.empty()) {
-        outcome = co_await running.agent->run(std::move(spec));
+    if (prepared.launch_error.empty()) {
+        outcome = co_await running.agent->run(std::move(prepared.spec));
     } else {
-        outcome.launch_error = launch_error;
+        outcome.launch_error = prepared.launch_error;
     }
     if (outcome.interrupted && outcome.launch_error.empty()) co_return std::nullopt;
     RunRecord record;
@@ -173,15 +200,30 @@ asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
         record.error = "could not start: " + outcome.launch_error;
         // A program that is not there, or cannot run, is not there on the next try.
         record.error_is_permanent =
-            launch_error_is_permanent ||
+            prepared.launch_error_is_permanent ||
             (outcome.exit_code == 0 && classify_error(outcome.launch_error) == Retry::futile);
     }
     record.duration_ms = outcome.duration.count();
     record.output = std::move(outcome.output);
-    record.output_cap = agent.max_output;
-    record.max_questions = agent.max_questions;
+    record.output_cap = prepared.output_cap;
+    record.max_questions = prepared.max_questions;
     record.output_dropped = outcome.output_dropped;
-    co_await on_disk(context.disk, [&] { take_agent_work(record, dir, work, artifact_name); });
+    co_return record;
+}
+
+void take_run_work(RunRecord& record, const PreparedRun& prepared) {
+    take_agent_work(record, prepared.dir, prepared.work, prepared.artifact_name);
+}
+
+asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
+                                                      std::string id,
+                                                      Ticket ticket,
+                                                      StartedRun running) {
+    auto prepared = co_await on_disk(context.disk, [&] {
+        return prepare_run(context, id, ticket, running.phase, running.run_id);
+    });
+    auto record = co_await run_prepared(context, id, std::move(running), prepared);
+    if (record) co_await on_disk(context.disk, [&] { take_run_work(*record, prepared); });
     co_return record;
 }
 

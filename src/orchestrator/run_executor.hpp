@@ -16,6 +16,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -54,6 +55,9 @@ struct RunContext {
     std::filesystem::path repository_git_dir;  ///< the board's repository's `.git`, if any
     bool sandbox_ok = false;                   ///< the sandbox probe passed at start
     SharedConfinement confinement;             ///< what every confined run shares
+    /// Reading everything but the hidden files: the same ruleset for every run while the
+    /// folders it was made from stay as they were.
+    std::shared_ptr<KeptReadingRules> reading_rules;
     boost::asio::any_io_executor executor;
     /// Where its file work runs (disk_work.hpp); null: on the caller's thread.
     boost::asio::any_io_executor disk;
@@ -69,8 +73,46 @@ struct StartedRun {
     std::string run_id;
 };
 
-/// Runs `running` on `ticket` (as its `run-started` commit left it) to its end. nullopt: it
-/// was interrupted (the daemon is stopping), and the caller records that.
+/// Whether a run of `phase` works in the ticket's worktree, on `board/<ID>`: implementing
+/// (with `worktree` on), and the review of work done there, which reads and tests it.
+bool works_in_worktree(Status phase, const BoardConfig& config, const Ticket& ticket);
+
+/// A run made ready to launch: its folder and prompt written, its launch planned and (unless
+/// it works in a worktree, made first) confined.
+struct PreparedRun {
+    LaunchSpec spec;
+    std::string launch_error;  ///< why the agent cannot start; empty: it can
+    bool launch_error_is_permanent = false;
+    bool in_worktree = false;
+    Status phase = Status::research;
+    std::filesystem::path dir;   ///< the ticket's folder
+    std::filesystem::path work;  ///< the agent's own folder in it
+    std::string artifact_name;   ///< the phase's artifact file; empty: none
+    std::uint64_t output_cap = 0;
+    int max_questions = 0;
+};
+
+/// The file work before a run, for a disk thread (disk_work.hpp), on `ticket` as its
+/// `run-started` commit left it.
+PreparedRun prepare_run(const RunContext& context,
+                        const std::string& id,
+                        const Ticket& ticket,
+                        Status phase,
+                        const std::string& run_id);
+
+/// Runs a prepared run's agent to its end (its worktree made first). nullopt: it was
+/// interrupted (the daemon is stopping), and the caller records that. The record does not
+/// hold the agent's work yet: take_run_work adds it.
+boost::asio::awaitable<std::optional<RunRecord>> run_prepared(const RunContext& context,
+                                                              std::string id,
+                                                              StartedRun running,
+                                                              PreparedRun& prepared);
+
+/// The file work after a run, for a disk thread: the draft taken as the ticket's artifact,
+/// the agent's notes read.
+void take_run_work(RunRecord& record, const PreparedRun& prepared);
+
+/// prepare_run, run_prepared and take_run_work in turn, each file step on the disk threads.
 boost::asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
                                                              std::string id,
                                                              Ticket ticket,

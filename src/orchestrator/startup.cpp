@@ -134,4 +134,58 @@ void announce_agents(const std::vector<AgentCheck>& agents,
     }
 }
 
+void announce_start(const DaemonOptions& options,
+                    std::size_t tickets,
+                    const std::vector<AgentCheck>& agents,
+                    const std::string& sandbox_problem,
+                    const BoardConfig& config,
+                    Reporter& reporter) {
+    reporter.message(fmt::format(
+        "board-daemon on {}: {} ticket(s){}{}",
+        options.board_root.string(),
+        tickets,
+        options.run_agents ? fmt::format(", max {} agent(s) at once", config.daemon.max_parallel)
+                           : std::string{},
+        options.mode == DaemonOptions::Mode::watch ? ", watching for changes" : ""));
+    if (options.run_agents)
+        announce_agents(agents, sandbox_problem, config, reporter);
+    else
+        reporter.message(
+            "agents are not run (--no-agents): the page and the API only; nothing is started, "
+            "shipped or timed out");
+    if (!config.notify.command.empty()) {
+        // A notify command that is not there would fail on the first news: say so now.
+        LaunchSpec notify;
+        notify.argv = config.notify.command;
+        notify.cwd = options.board_root;
+        std::string problem;
+        if (!find_program(notify, problem))
+            reporter.problem("board-daemon: notify: " + problem +
+                             ": no one will be notified (notify.command in board.yaml)");
+    }
+}
+
+std::unique_ptr<http::HttpServer> start_page(boost::asio::io_context& io,
+                                             const std::filesystem::path& board_root,
+                                             const http::HttpAddress& address,
+                                             std::shared_ptr<app::LiveBoard> live,
+                                             Reporter& reporter,
+                                             Notifier& notifier) {
+    http::HttpOptions options;
+    options.board = board_root;
+    options.live_board = live;
+    options.address = address;
+    auto server = std::make_unique<http::HttpServer>(io, options);
+    if (const std::string error = server->start(); !error.empty()) {
+        reporter.problem("board-daemon: --http: " + error);
+        return nullptr;
+    }
+    announce_page(*server, address.host, reporter);
+    // Notifications link their ticket on the page (never with the token in it), at the host
+    // the printed link names.
+    const auto at = server->local_endpoint();
+    notifier.set_page(fmt::format("http://{}:{}/", http::page_host(at.address()), at.port()));
+    return server;
+}
+
 }  // namespace board::orchestrator

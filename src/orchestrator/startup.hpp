@@ -3,6 +3,7 @@
 // broken prompt, an agent that cannot run, a sandbox that was required and is not there),
 // the board's lock, and what it tells a person about itself.
 
+#include "orchestrator/notifier.hpp"
 #include "orchestrator/preflight.hpp"
 #include "orchestrator/prompt.hpp"
 #include "orchestrator/reporter.hpp"
@@ -13,6 +14,7 @@
 #include <board/http.hpp>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,5 +51,23 @@ void announce_agents(const std::vector<AgentCheck>& agents,
                      const std::string& sandbox_problem,
                      const BoardConfig& config,
                      Reporter& reporter);
+
+/// Serves the page and the API at `address` from `live`, says where, and tells `notifier`
+/// the page's address; null when it cannot listen (reported).
+std::unique_ptr<http::HttpServer> start_page(boost::asio::io_context& io,
+                                             const std::filesystem::path& board_root,
+                                             const http::HttpAddress& address,
+                                             std::shared_ptr<app::LiveBoard> live,
+                                             Reporter& reporter,
+                                             Notifier& notifier);
+
+/// The daemon's first words: the board and its size, how agents run (or that none do), and a
+/// notify command that cannot be found.
+void announce_start(const DaemonOptions& options,
+                    std::size_t tickets,
+                    const std::vector<AgentCheck>& agents,
+                    const std::string& sandbox_problem,
+                    const BoardConfig& config,
+                    Reporter& reporter);
 
 }  // namespace board::orchestrator

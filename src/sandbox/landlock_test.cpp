@@ -1,8 +1,11 @@
+#include "support/unique_fd.hpp"
+
 #include <board/sandbox.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <cerrno>
+#include <chrono>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -101,25 +104,104 @@ TEST_CASE("a ruleset prepared by the launcher confines only the child that enfor
     board::Confinement rules;
     rules.writable = {s.dir / "open"};
     std::string problem;
-    const int ruleset = board::prepare_confinement(rules, problem);
-    REQUIRE(ruleset >= 0);
+    const int reading = board::prepare_reading(rules.hidden, problem);
+    const int writing = board::prepare_writing(rules, problem);
+    REQUIRE(reading >= 0);
+    REQUIRE(writing >= 0);
     CHECK(problem.empty());
-    CHECK((::fcntl(ruleset, F_GETFD) & FD_CLOEXEC) != 0);  // an agent never holds it
+    CHECK((::fcntl(reading, F_GETFD) & FD_CLOEXEC) != 0);  // an agent never holds them
+    CHECK((::fcntl(writing, F_GETFD) & FD_CLOEXEC) != 0);
 
     const pid_t pid = ::fork();
     if (pid == 0) {
-        if (board::enforce_confinement(ruleset) != 0) ::_exit(100);
+        if (board::enforce_confinement(reading, writing) != 0) ::_exit(100);
         const int inside = try_open(s.dir / "open" / "draft.md", O_WRONLY | O_CREAT);
         const int outside = try_open(s.dir / "closed" / "log.jsonl", O_WRONLY | O_APPEND);
         ::_exit(inside == 0 && outside == 1 ? 0 : 1);
     }
     int status = 0;
     ::waitpid(pid, &status, 0);
-    ::close(ruleset);
+    ::close(reading);
+    ::close(writing);
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
     // The launcher itself is as free as before.
     CHECK(try_open(s.dir / "closed" / "log.jsonl", O_WRONLY | O_APPEND) == 0);
+}
+
+TEST_CASE("a confined process moves files between the folders it may write, and only there") {
+    if (board::landlock_abi() < 2) {
+        WARN("this kernel has no Landlock ABI 2: moves between folders are not ruled here");
+        return;
+    }
+    Scratch s;
+    fs::create_directories(s.dir / "open" / "objects");
+    board::Confinement rules;
+    rules.writable = {s.dir / "open"};
+    rules.hidden = {s.dir / "closed" / "secrets" / "token"};
+    const auto moved = [](const fs::path& from, const fs::path& to) {
+        return ::rename(from.c_str(), to.c_str()) == 0 ? 0 : (errno == EACCES ? 1 : 2);
+    };
+    // What git does for every object: a temp file renamed into another folder.
+    CHECK(confined(rules, [&] {
+              std::ofstream(s.dir / "open" / "tmp_obj") << "blob";
+              return moved(s.dir / "open" / "tmp_obj", s.dir / "open" / "objects" / "ab");
+          }) == 0);
+    CHECK(fs::exists(s.dir / "open" / "objects" / "ab"));
+    // Out of the writable folder, into it, and the hidden file linked where it could be read.
+    CHECK(confined(rules, [&] {
+              return moved(s.dir / "open" / "objects" / "ab", s.dir / "closed" / "ab");
+          }) != 0);
+    CHECK(confined(rules, [&] {
+              return moved(s.dir / "closed" / "log.jsonl", s.dir / "open" / "log.jsonl");
+          }) != 0);
+    CHECK(confined(rules, [&] {
+              const fs::path token = s.dir / "closed" / "secrets" / "token";
+              return ::link(token.c_str(), (s.dir / "open" / "token").c_str()) == 0 ? 0 : 1;
+          }) == 1);
+    CHECK(fs::exists(s.dir / "closed" / "log.jsonl"));
+    CHECK_FALSE(fs::exists(s.dir / "open" / "token"));
+}
+
+TEST_CASE("the kept reading rules are made again when a folder they list changes") {
+    if (board::landlock_abi() == 0) {
+        WARN("this kernel has no Landlock: the sandbox is off here, nothing to test");
+        return;
+    }
+    Scratch s;
+    board::KeptReadingRules kept({s.dir / "closed" / "secrets" / "token"});
+    std::string problem;
+    // A listing made too soon after a listed folder changed (the scratch folders were just
+    // made; other tests write to temp) is made again; once none changes, it is kept.
+    auto settled = kept.current(problem);
+    REQUIRE(settled != nullptr);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{20};
+    for (auto again = kept.current(problem); again != settled; again = kept.current(problem)) {
+        REQUIRE(again != nullptr);
+        REQUIRE(std::chrono::steady_clock::now() < deadline);
+        settled = again;
+    }
+
+    // A file made beside the hidden one afterwards: the old rules know nothing of it.
+    std::ofstream(s.dir / "closed" / "secrets" / "later") << "new\n";
+    const auto remade = kept.current(problem);
+    REQUIRE(remade != nullptr);
+    CHECK(remade != settled);
+    const auto reads = [&](const std::shared_ptr<const board::UniqueFd>& rules,
+                           const fs::path& file) {
+        const int fd = rules->get();
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            if (board::enforce_confinement(fd, -1) != 0) ::_exit(100);
+            ::_exit(try_open(file, O_RDONLY));
+        }
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 200;
+    };
+    CHECK(reads(settled, s.dir / "closed" / "secrets" / "later") == 1);
+    CHECK(reads(remade, s.dir / "closed" / "secrets" / "later") == 0);
+    CHECK(reads(remade, s.dir / "closed" / "secrets" / "token") == 1);
 }
 
 TEST_CASE("path_is_within compares whole components") {

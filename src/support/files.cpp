@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <string>
 #include <sys/stat.h>
@@ -85,6 +86,20 @@ std::optional<std::string> read_whole_file(const std::filesystem::path& file, in
     }
     text.resize(done);
     return text;
+}
+
+std::int64_t file_times_from_now_ns() {
+    // File times come from a coarse clock up to one tick behind the real-time clock (or, with
+    // multigrain timestamps, from the real-time clock itself), so: now less that tick.
+    timespec now{};
+    timespec tick{};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    if (::clock_getres(CLOCK_REALTIME_COARSE, &tick) != 0) tick = timespec{0, 10'000'000};
+    const auto ns = [](const timespec& t) {
+        return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 +
+               static_cast<std::int64_t>(t.tv_nsec);
+    };
+    return ns(now) - ns(tick);
 }
 
 }  // namespace board

@@ -3,6 +3,7 @@
 // write_file_atomically (temp file in the same folder + rename), so no reader ever sees half a
 // file.
 
+#include <cstdint>
 #include <fcntl.h>
 #include <filesystem>
 #include <optional>
@@ -27,5 +28,10 @@ std::string write_file_atomically(const std::filesystem::path& file,
 /// when it cannot be opened or read.
 std::optional<std::string> read_whole_file(const std::filesystem::path& file,
                                            int dir_fd = AT_FDCWD);
+
+/// A time every change to a file from now on is stamped at or after, in ns since the epoch:
+/// a file time at or after it cannot tell a change made before now from one made after (the
+/// "racy" window git and ninja guard against too).
+std::int64_t file_times_from_now_ns();
 
 }  // namespace board
