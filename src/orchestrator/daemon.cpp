@@ -109,8 +109,10 @@ public:
         }
         run_context_.executor = io_.get_executor();
         run_context_.disk = disk_.get_executor();
-        writes_.use_disk(disk_.get_executor());
+        writes_.use_disk(disk_.get_executor(), io_.get_executor());
     }
+
+    ~Daemon() { writes_.stop_using_disk(); }
 
     int run() {
         auto held = lock_daemon(options_.board_root);
@@ -135,6 +137,11 @@ public:
         });
         wait_for_signals();
         io_.run();
+        // The disk threads' last work (`ticket.json` refreshed after the last writes), and
+        // what they had to say about it.
+        disk_.join();
+        io_.restart();
+        io_.poll();
         // A notification sent just before the end still reaches its person: wait for the
         // commands in flight (reap() kills those past notify.timeout, so this ends).
         while (notifier_.in_flight() > 0) {

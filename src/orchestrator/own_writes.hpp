@@ -2,7 +2,9 @@
 // The daemon's own appends (app::Board::record), on the io thread or its disk threads, and
 // what it learns from each: the ticket as written goes into KnownTickets (and from there to
 // every reader), warnings and events are reported, and a run whose end the disk refused is
-// counted so the daemon does not end as if it were recorded.
+// counted so the daemon does not end as if it were recorded. `ticket.json` (a cache for
+// people and tools, which no query reads) is refreshed after the write and off its path: a
+// run's slot is not held for it.
 
 #include "orchestrator/disk_work.hpp"
 #include "orchestrator/known_tickets.hpp"
@@ -13,6 +15,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/strand.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -36,9 +39,16 @@ public:
 
     OwnWrites(const std::filesystem::path& board_root, KnownTickets& known, Reporter& reporter);
 
-    /// Where commit_on_disk writes: the disk threads (disk_work.hpp), which must stop before
-    /// this goes; null: on the caller's thread.
-    void use_disk(boost::asio::any_io_executor disk) { disk_ = std::move(disk); }
+    /// Where commit_on_disk writes and snapshots are refreshed: the disk threads
+    /// (disk_work.hpp), which must finish their work and stop before this goes; `io` hears
+    /// what went wrong there. Without them, everything is done on the caller's thread.
+    void use_disk(boost::asio::any_io_executor disk, boost::asio::any_io_executor io);
+
+    /// Lets go of the disk threads, before they go (their strand holds on to their pool).
+    void stop_using_disk() {
+        snapshots_.reset();
+        disk_ = {};
+    }
 
     /// Appends what `build` makes of the ticket as it is on disk; the ticket after it, or
     /// nothing when it was not written (a refusal is reported; a ticket that moved on is
@@ -64,13 +74,23 @@ public:
     int results_lost() const { return results_lost_; }
 
 private:
-    Written committed(const std::string& id, app::Result<app::Recorded> recorded, bool run_result);
+    Written committed(const std::string& id,
+                      app::Result<app::Recorded> recorded,
+                      bool refresh_snapshot,
+                      bool run_result);
+
+    /// `ticket.json` of `ticket`, written on the disk threads one at a time in the order of
+    /// the writes, so an older one never lands after a newer one.
+    void refresh_ticket_json(std::shared_ptr<const Ticket> ticket);
 
     /// A board that keeps nothing, so it is safe on the disk threads.
     app::Board writer_;
     KnownTickets& known_;
     Reporter& reporter_;
+    std::filesystem::path tickets_dir_;
     boost::asio::any_io_executor disk_;
+    boost::asio::any_io_executor io_;
+    std::optional<boost::asio::strand<boost::asio::any_io_executor>> snapshots_;
     int results_lost_ = 0;
 };
 

@@ -9,7 +9,10 @@
 #include <board/board_dir.hpp>
 #include <board/sandbox.hpp>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
 
 namespace board::orchestrator {
 
@@ -155,6 +158,13 @@ PreparedRun prepare_run(const RunContext& context,
     spec.cwd = context.board_root;
     spec.stdin_file = prompt_file;
     spec.log_file = runs / (stem + ".log");
+    // Made here, on a disk thread, so that the launch on the io thread only opens it: making
+    // a file can wait on the file system's allocator.
+    if (prepared.launch_error.empty()) {
+        const UniqueFd made{
+            ::open(spec.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)};
+        if (!made) prepared.launch_error = spec.log_file.string() + ": " + std::strerror(errno);
+    }
     spec.timeout = agent.timeout;
     spec.max_output = agent.max_output;
     spec.grace = config.daemon.grace;
