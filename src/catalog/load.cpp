@@ -354,9 +354,11 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
         });
     }
     // One allocation of the final size: growing by doubling held two copies of a big board.
-    entries.reserve(entries.size() + folded.size());
-    identities.reserve(entries.capacity());
-    texts.reserve(entries.capacity());
+    if (!folded.empty()) {
+        entries.reserve(entries.size() + folded.size());
+        identities.reserve(entries.capacity());
+        texts.reserve(entries.capacity());
+    }
     for (auto& line : folded) {
         entries.push_back(std::move(line.entry));
         identities.push_back(line.log);
