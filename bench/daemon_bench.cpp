@@ -122,6 +122,20 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+/// The ticket of the run whose agent `done` (what wait() returned) was, taken out of
+/// `flight` (pid, ticket).
+int landed(std::vector<std::pair<pid_t, int>>& flight, pid_t done) {
+    const auto it =
+        std::find_if(flight.begin(), flight.end(), [&](const auto& f) { return f.first == done; });
+    if (it == flight.end()) {
+        std::perror("wait");
+        std::exit(1);
+    }
+    const int ticket = it->second;
+    flight.erase(it);
+    return ticket;
+}
+
 /// `content` written to `file` as board writes a rewrite: a temp file beside it, renamed over
 /// it; with `durable`, the temp file fdatasync'd first and the folder fsync'd after.
 void write_atomically(const fs::path& file, const std::string& content, bool durable) {
@@ -155,9 +169,7 @@ double bare_with_board_files(const fs::path& dir, const std::string& agent, int 
     const auto start = Clock::now();
     std::vector<std::pair<pid_t, int>> flight;
     const auto land = [&](pid_t done) {
-        const auto it = std::find_if(
-            flight.begin(), flight.end(), [&](const auto& f) { return f.first == done; });
-        const fs::path ticket = dir / std::to_string(it->second);
+        const fs::path ticket = dir / std::to_string(landed(flight, done));
         std::ifstream draft(ticket / "runs" / "0001-research" / "research.md");
         const std::string text{std::istreambuf_iterator<char>(draft), {}};
         write_atomically(ticket / "research.md", text, true);
@@ -168,7 +180,6 @@ double bare_with_board_files(const fs::path& dir, const std::string& agent, int 
                          R"({"status":"ready"})"
                          "\n",
                          false);
-        flight.erase(it);
     };
     for (int i = 0; i < tickets; ++i) {
         if (flight.size() == 2) land(::wait(nullptr));
@@ -242,12 +253,9 @@ int main(int argc, char** argv) {
         auto start = Clock::now();
         std::vector<std::pair<pid_t, int>> flight;  // pid, ticket
         const auto land = [&](pid_t done) {
-            const auto it = std::find_if(
-                flight.begin(), flight.end(), [&](const auto& f) { return f.first == done; });
-            append_durably(events_of(it->second),
+            append_durably(events_of(landed(flight, done)),
                            R"({"type":"run-finished"})"
                            "\n");
-            flight.erase(it);
         };
         for (int i = 0; i < tickets; ++i) {
             if (flight.size() == 2) land(::wait(nullptr));

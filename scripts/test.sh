@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/agent-clis.sh   # Claude Code and Codex from npm, for tests/real_agents
 
-step() { printf '\n== %s\n' "$*"; }
+step() { printf '\n== %s  [%d s in]\n' "$*" "$SECONDS"; }
 
 step "reducer alone: no Boost, fmt or yaml-cpp"
 cmake --workflow --preset reducer-only

@@ -109,7 +109,7 @@ public:
         }
         run_context_.executor = io_.get_executor();
         run_context_.disk = disk_.get_executor();
-        writes_.use_disk(disk_.get_executor(), io_.get_executor());
+        writes_.use_disk(disk_.get_executor());
     }
 
     ~Daemon() { writes_.stop_using_disk(); }
@@ -140,8 +140,7 @@ public:
         // The disk threads' last work (`ticket.json` refreshed after the last writes), and
         // what they had to say about it.
         disk_.join();
-        io_.restart();
-        io_.poll();
+        writes_.report_snapshot_failures();
         // A notification sent just before the end still reaches its person: wait for the
         // commands in flight (reap() kills those past notify.timeout, so this ends).
         while (notifier_.in_flight() > 0) {
@@ -299,7 +298,9 @@ private:
                     return batch;
                 });
             }
-            if (auto at = deadline(*ticket)) next = next ? std::min(*next, *at) : *at;
+            // The ticket as that commit left it: the deadline just met is past.
+            if (const auto& now_known = known_.all().at(id).ticket)
+                if (auto at = deadline(*now_known)) next = next ? std::min(*next, *at) : *at;
         }
         return next;
     }
@@ -416,7 +417,13 @@ private:
         PreparedRun prepared;
         OwnWrites::Around prepare;
         prepare.after = [&](const Ticket& written) {
-            prepared = prepare_run(run_context_, id, written, start.phase, run_id);
+            // The run is on the log now: whatever goes wrong from here ends it as a run that
+            // could not start, recorded like any other.
+            try {
+                prepared = prepare_run(run_context_, id, written, start.phase, run_id);
+            } catch (const std::exception& e) {
+                prepared.launch_error = std::string{"could not prepare the run: "} + e.what();
+            }
         };
         const auto started =
             co_await commit_on_disk(id, std::move(run_started), seq_before, false, false, prepare);
@@ -440,7 +447,14 @@ private:
         // The agent's work is taken on the disk thread that then records the outcome.
         const auto outcome = std::make_shared<RunRecord>(std::move(*record));
         OwnWrites::Around take;
-        take.before = [&] { take_run_work(*outcome, prepared); };
+        take.before = [&] {
+            try {
+                take_run_work(*outcome, prepared);
+            } catch (const std::exception& e) {
+                outcome->artifact_error =
+                    std::string{"the agent's work was not taken: "} + e.what();
+            }
+        };
         app::Author whole = finishing(outcome, true);
         if (co_await commit_on_disk(id, std::move(whole), {}, true, false, take)) co_return;
         app::Author last_only = finishing(outcome, false);
@@ -487,6 +501,7 @@ private:
                 for (auto& [id, r] : running_) r.agent->interrupt(config_.daemon.grace);
             }
             notifier_.reap();
+            writes_.report_snapshot_failures();
             const bool poll_due = Clock::now() - last_full_scan >= config_.daemon.poll;
             if (!watcher_.available() || poll_due) {
                 known_.scan();

@@ -1,8 +1,11 @@
 #include "orchestrator/own_writes.hpp"
 
 #include <board/catalog.hpp>
+#include <board/event_log.hpp>
 
 #include <boost/asio/post.hpp>
+
+#include <exception>
 
 namespace board::orchestrator {
 
@@ -14,26 +17,40 @@ OwnWrites::OwnWrites(const std::filesystem::path& board_root,
     , reporter_(reporter)
     , tickets_dir_(board_root / "tickets") {}
 
-void OwnWrites::use_disk(boost::asio::any_io_executor disk, boost::asio::any_io_executor io) {
+void OwnWrites::use_disk(boost::asio::any_io_executor disk) {
     disk_ = disk;
-    io_ = std::move(io);
     snapshots_.emplace(boost::asio::make_strand(std::move(disk)));
 }
 
-void OwnWrites::refresh_ticket_json(std::shared_ptr<const Ticket> ticket) {
-    const auto write = [this, ticket] {
-        return write_snapshot(tickets_dir_ / ticket->id, *ticket);
+void OwnWrites::refresh_ticket_json(const std::string& id) {
+    // The log as it is when the refresh runs, not the ticket this write made: another writer
+    // (a person's `board`, the page) may have appended and refreshed it since, and a refresh
+    // must not put an older state back.
+    const auto refresh = [this, id] {
+        const auto dir = tickets_dir_ / id;
+        auto loaded = load_ticket(dir);
+        std::optional<std::string> failed;
+        if (const auto* error = std::get_if<LogError>(&loaded))
+            failed = "ticket.json of " + id + " not refreshed: " + error->message;
+        else
+            failed = write_snapshot(dir, std::get<Loaded>(loaded).ticket);
+        if (!failed) return;
+        const std::lock_guard lock(failures_mutex_);
+        snapshot_failures_.push_back(std::move(*failed));
     };
-    if (!snapshots_) {
-        if (auto failed = write()) reporter_.problem("board-daemon: " + *failed);
-        return;
+    if (snapshots_)
+        boost::asio::post(*snapshots_, refresh);
+    else
+        refresh();
+}
+
+void OwnWrites::report_snapshot_failures() {
+    std::vector<std::string> failures;
+    {
+        const std::lock_guard lock(failures_mutex_);
+        failures.swap(snapshot_failures_);
     }
-    boost::asio::post(*snapshots_, [this, write] {
-        if (auto failed = write())
-            boost::asio::post(io_, [this, problem = std::move(*failed)] {
-                reporter_.problem("board-daemon: " + problem);
-            });
-    });
+    for (const auto& failure : failures) reporter_.problem("board-daemon: " + failure);
 }
 
 OwnWrites::Written OwnWrites::commit(const std::string& id,
@@ -55,14 +72,23 @@ boost::asio::awaitable<OwnWrites::Written> OwnWrites::commit_on_disk(
     // While the write is on its way, a change the watcher sees in this log is the daemon's
     // own, not a person's (no debounce for it).
     ++known_.entry(id).own_writes_in_flight;
-    auto recorded = co_await on_disk(disk_, [&] {
-        if (around.before) around.before();
-        auto written = writer_.record(id, build, expected_seq, false);
-        if (written && around.after) around.after(*written.value().ticket);
-        return written;
-    });
+    std::optional<app::Result<app::Recorded>> recorded;
+    std::exception_ptr failed;
+    try {
+        recorded.emplace(co_await on_disk(disk_, [&] {
+            if (around.before) around.before();
+            auto written = writer_.record(id, build, expected_seq, false);
+            if (written && around.after) around.after(*written.value().ticket);
+            return written;
+        }));
+    } catch (...) {
+        failed = std::current_exception();
+    }
+    // Given back however the write ended, or every later change a person makes to this
+    // ticket would be taken for the daemon's own.
     --known_.entry(id).own_writes_in_flight;
-    co_return committed(id, std::move(recorded), refresh_snapshot, run_result);
+    if (failed) std::rethrow_exception(failed);
+    co_return committed(id, std::move(*recorded), refresh_snapshot, run_result);
 }
 
 OwnWrites::Written OwnWrites::committed(const std::string& id,
@@ -84,7 +110,7 @@ OwnWrites::Written OwnWrites::committed(const std::string& id,
     entry.stamp = KnownTickets::LogStamp{};
     for (const auto& w : recorded.value().warnings) reporter_.problem("board-daemon: " + w);
     for (const auto& e : recorded.value().events) reporter_.event(id, e);
-    if (refresh_snapshot) refresh_ticket_json(recorded.value().ticket);
+    if (refresh_snapshot) refresh_ticket_json(id);
     return recorded.value().ticket;
 }
 

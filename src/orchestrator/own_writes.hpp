@@ -21,8 +21,10 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace board::orchestrator {
 
@@ -39,10 +41,14 @@ public:
 
     OwnWrites(const std::filesystem::path& board_root, KnownTickets& known, Reporter& reporter);
 
-    /// Where commit_on_disk writes and snapshots are refreshed: the disk threads
-    /// (disk_work.hpp), which must finish their work and stop before this goes; `io` hears
-    /// what went wrong there. Without them, everything is done on the caller's thread.
-    void use_disk(boost::asio::any_io_executor disk, boost::asio::any_io_executor io);
+    /// Where commit_on_disk writes and `ticket.json` is refreshed: the disk threads
+    /// (disk_work.hpp), which must finish their work and stop before this goes. Without them,
+    /// everything is done on the caller's thread.
+    void use_disk(boost::asio::any_io_executor disk);
+
+    /// Reports the refreshes of `ticket.json` that failed since the last call (on the io
+    /// thread: the disk threads only collect them).
+    void report_snapshot_failures();
 
     /// Lets go of the disk threads, before they go (their strand holds on to their pool).
     void stop_using_disk() {
@@ -79,9 +85,9 @@ private:
                       bool refresh_snapshot,
                       bool run_result);
 
-    /// `ticket.json` of `ticket`, written on the disk threads one at a time in the order of
-    /// the writes, so an older one never lands after a newer one.
-    void refresh_ticket_json(std::shared_ptr<const Ticket> ticket);
+    /// `ticket.json` of ticket `id` made again from its log, on the disk threads one at a
+    /// time; a failure is kept for report_snapshot_failures().
+    void refresh_ticket_json(const std::string& id);
 
     /// A board that keeps nothing, so it is safe on the disk threads.
     app::Board writer_;
@@ -89,8 +95,9 @@ private:
     Reporter& reporter_;
     std::filesystem::path tickets_dir_;
     boost::asio::any_io_executor disk_;
-    boost::asio::any_io_executor io_;
     std::optional<boost::asio::strand<boost::asio::any_io_executor>> snapshots_;
+    std::mutex failures_mutex_;
+    std::vector<std::string> snapshot_failures_;  ///< guarded by failures_mutex_
     int results_lost_ = 0;
 };
 

@@ -222,6 +222,7 @@ asio::awaitable<std::optional<RunRecord>> run_prepared(const RunContext& context
 }
 
 void take_run_work(RunRecord& record, const PreparedRun& prepared) {
+    if (prepared.work.empty()) return;  // never prepared: there is no folder to take from
     take_agent_work(record, prepared.dir, prepared.work, prepared.artifact_name);
 }
 

@@ -119,17 +119,28 @@ void grant_reading(Ruleset& rules,
         rules.grant(dir, rights);
         return;
     }
+    // A folder that could not be listed whole grants what was listed of it, and is noted as
+    // no folder can be (inode 0), so that kept rules made from it are made again next time.
+    const auto unlisted = [&] {
+        if (listed) listed->push_back(ListedFolder{dir, 0, 0, 0, 0});
+    };
     DIR* listing = ::opendir(dir.c_str());
-    if (!listing) return;
-    if (struct stat st{}; listed && ::fstat(::dirfd(listing), &st) == 0)
-        listed->push_back(listed_folder(dir, st));
+    if (!listing) return unlisted();
+    if (struct stat st{}; ::fstat(::dirfd(listing), &st) == 0) {
+        if (listed) listed->push_back(listed_folder(dir, st));
+    } else {
+        unlisted();
+    }
+    errno = 0;
     while (const dirent* entry = ::readdir(listing)) {
         const std::string_view name{entry->d_name};
         if (name == "." || name == "..") continue;
         const fs::path child = dir / name;
         if (std::find(hidden.begin(), hidden.end(), child) != hidden.end()) continue;
         grant_reading(rules, child, hidden, rights, listed);
+        errno = 0;
     }
+    if (errno != 0) unlisted();
     ::closedir(listing);
 }
 
