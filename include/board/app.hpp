@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <optional>
@@ -580,17 +581,22 @@ QueryAnswer answer_query(Board& board, const BoardQuery& query);
 /// One line of JSON; decode_query is nullopt for anything that is not one.
 std::string encode_query(const BoardQuery& query);
 std::optional<BoardQuery> decode_query(std::string_view line);
-/// A JSON header line (exit, message, warnings), then the output.
-std::string encode_answer(const QueryAnswer& answer);
+/// What goes before the output on the socket: one JSON line (exit, message, warnings, and the
+/// output's length in bytes, so that a reply cut short is told from a whole one).
+std::string answer_header(const QueryAnswer& answer);
 
 /// `<root>/.board/query.sock`.
 std::filesystem::path query_socket_path(const std::filesystem::path& root);
 
 /// The answer of the board-daemon running on `root`, or nullopt when none answers within
 /// `timeout` (none runs, it died, its socket path is too long to name): then ask the logs.
+/// With `output_to`, the output goes there as it arrives instead of into the answer (a big
+/// board's list is not held whole); once some of it went there, a reply cut short is not
+/// nullopt but an answer with exit 3 that says the output is incomplete.
 std::optional<QueryAnswer> ask_daemon(const std::filesystem::path& root,
                                       const BoardQuery& query,
-                                      std::chrono::milliseconds timeout = std::chrono::seconds{2});
+                                      std::chrono::milliseconds timeout = std::chrono::seconds{2},
+                                      std::ostream* output_to = nullptr);
 
 // ---------------------------------------------------------------------------------------------
 // JSON forms of the results: what `board --json` prints is what the HTTP API answers.

@@ -7,7 +7,12 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <filesystem>
+#include <sstream>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -179,4 +184,71 @@ TEST_CASE("lists of names: spaces around items are not part of them", "[app]") {
     CHECK(is_valid_person_name("ana"));
     CHECK_FALSE(is_valid_person_name("agent:review"));
     CHECK_FALSE(is_valid_person_name("two words"));
+}
+
+namespace {
+
+/// A daemon stand-in on the board's query socket that answers one query with `reply` and
+/// hangs up.
+class OneReply {
+public:
+    OneReply(const fs::path& root, std::string reply)
+        : fd_(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        const std::string path = query_socket_path(root).string();
+        std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+        REQUIRE(::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
+        REQUIRE(::listen(fd_, 1) == 0);
+        server_ = std::thread([this, reply = std::move(reply)] {
+            const int client = ::accept(fd_, nullptr, nullptr);
+            if (client < 0) return;
+            char request[4096];
+            while (::read(client, request, sizeof request) > 0) {
+            }
+            (void)!::write(client, reply.data(), reply.size());
+            ::close(client);
+        });
+    }
+
+    ~OneReply() {
+        server_.join();
+        ::close(fd_);
+    }
+
+private:
+    int fd_;
+    std::thread server_;
+};
+
+}  // namespace
+
+TEST_CASE("a daemon's answer cut short is never taken for a whole one", "[app][query]") {
+    TempBoard b;
+    BoardQuery list;
+    QueryAnswer whole;
+    whole.output = std::string(100, 'x');
+    const std::string header = answer_header(whole);
+
+    SECTION("asked for the answer: none, so the logs are asked instead") {
+        OneReply daemon(b.root, header + std::string(10, 'x'));
+        CHECK_FALSE(ask_daemon(b.root, list).has_value());
+    }
+    SECTION("streamed to the output: what came is there, and the answer says it is incomplete") {
+        OneReply daemon(b.root, header + std::string(10, 'x'));
+        std::ostringstream out;
+        const auto answer = ask_daemon(b.root, list, std::chrono::seconds{2}, &out);
+        REQUIRE(answer.has_value());
+        CHECK(out.str() == std::string(10, 'x'));
+        CHECK(answer->exit_code == 3);
+        CHECK(answer->message.find("incomplete") != std::string::npos);
+    }
+    SECTION("whole: every byte, exit 0") {
+        OneReply daemon(b.root, header + whole.output);
+        std::ostringstream out;
+        const auto answer = ask_daemon(b.root, list, std::chrono::seconds{2}, &out);
+        REQUIRE(answer.has_value());
+        CHECK(answer->exit_code == 0);
+        CHECK(out.str() == whole.output);
+    }
 }

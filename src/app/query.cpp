@@ -11,11 +11,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <ostream>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <vector>
 
 namespace board::app {
 namespace {
@@ -161,20 +164,47 @@ QueryAnswer answer_query(Board& board, const BoardQuery& query) {
     return out;
 }
 
-std::string encode_answer(const QueryAnswer& answer) {
+std::string answer_header(const QueryAnswer& answer) {
     json::object head{{"exit", answer.exit_code},
                       {"message", answer.message},
-                      {"warnings", json::value_from(answer.warnings)}};
-    return json::serialize(head) + "\n" + answer.output;
+                      {"warnings", json::value_from(answer.warnings)},
+                      {"bytes", answer.output.size()}};
+    return json::serialize(head) + "\n";
 }
 
 std::filesystem::path query_socket_path(const std::filesystem::path& root) {
     return root / ".board" / "query.sock";
 }
 
+namespace {
+
+/// The answer a header line announces (its output still to come), or nullopt when the line is
+/// not a header of ours; `bytes` is the output's announced length, when it says.
+std::optional<QueryAnswer> decode_header(std::string_view line,
+                                         std::optional<std::uint64_t>& bytes) {
+    boost::system::error_code ec;
+    const auto head = json::parse(line, ec);
+    if (ec || !head.is_object()) return std::nullopt;
+    const auto& o = head.as_object();
+    const auto* exit = o.if_contains("exit");
+    if (!exit || !exit->is_int64()) return std::nullopt;
+    QueryAnswer answer;
+    answer.exit_code = static_cast<int>(exit->as_int64());
+    answer.message = text(o, "message");
+    if (const auto* w = o.if_contains("warnings"); w && w->is_array())
+        for (const auto& item : w->as_array())
+            if (item.is_string()) answer.warnings.emplace_back(item.as_string());
+    if (const auto* n = o.if_contains("bytes"); n && n->is_int64() && n->as_int64() >= 0)
+        bytes = static_cast<std::uint64_t>(n->as_int64());
+    return answer;
+}
+
+}  // namespace
+
 std::optional<QueryAnswer> ask_daemon(const std::filesystem::path& root,
                                       const BoardQuery& query,
-                                      std::chrono::milliseconds timeout) {
+                                      std::chrono::milliseconds timeout,
+                                      std::ostream* output_to) {
     const std::string path = query_socket_path(root).string();
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
@@ -192,35 +222,47 @@ std::optional<QueryAnswer> ask_daemon(const std::filesystem::path& root,
                         static_cast<suseconds_t>(usec % 1'000'000)};
     ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    std::string reply;
-    std::size_t got = 0;
+    std::string header;
+    std::optional<QueryAnswer> answer;
+    std::optional<std::uint64_t> expected_bytes;
+    std::uint64_t got = 0;
+    // Past the header, a failure is nullopt only while nothing was written to `output_to`.
+    const auto cut_short = [&]() -> std::optional<QueryAnswer> {
+        if (!output_to || got == 0) return std::nullopt;
+        answer->exit_code = 3;
+        answer->message =
+            "board: the board's daemon stopped answering midway: the output above is "
+            "incomplete; ask again";
+        return answer;
+    };
+    std::vector<char> buffer(64 * 1024);
     for (;;) {
-        if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-        if (reply.size() - got < 64 * 1024)
-            reply.resize(std::max<std::size_t>(reply.size() * 2, 256 * 1024));
-        const auto n = ::read(fd.get(), reply.data() + got, reply.size() - got);
+        if (std::chrono::steady_clock::now() >= deadline)
+            return answer ? cut_short() : std::nullopt;
+        const auto n = ::read(fd.get(), buffer.data(), buffer.size());
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return std::nullopt;  // the timeout, or the daemon went away
+        if (n < 0) return answer ? cut_short() : std::nullopt;  // the timeout, or it went away
         if (n == 0) break;
-        got += static_cast<std::size_t>(n);
+        std::string_view chunk{buffer.data(), static_cast<std::size_t>(n)};
+        if (!answer) {
+            const auto end = chunk.find('\n');
+            header.append(chunk.substr(0, end));
+            if (end == std::string_view::npos) {
+                if (header.size() > (1u << 20)) return std::nullopt;  // not a header of ours
+                continue;
+            }
+            chunk.remove_prefix(end + 1);
+            answer = decode_header(header, expected_bytes);
+            if (!answer) return std::nullopt;
+        }
+        if (output_to)
+            output_to->write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+        else
+            answer->output.append(chunk);
+        got += chunk.size();
     }
-    reply.resize(got);
-    const auto header_end = reply.find('\n');
-    if (header_end == std::string::npos) return std::nullopt;
-    boost::system::error_code ec;
-    const auto head = json::parse(std::string_view{reply}.substr(0, header_end), ec);
-    if (ec || !head.is_object()) return std::nullopt;
-    const auto& o = head.as_object();
-    const auto* exit = o.if_contains("exit");
-    if (!exit || !exit->is_int64()) return std::nullopt;
-    QueryAnswer answer;
-    answer.exit_code = static_cast<int>(exit->as_int64());
-    answer.message = text(o, "message");
-    if (const auto* w = o.if_contains("warnings"); w && w->is_array())
-        for (const auto& item : w->as_array())
-            if (item.is_string()) answer.warnings.emplace_back(item.as_string());
-    reply.erase(0, header_end + 1);
-    answer.output = std::move(reply);
+    if (!answer) return std::nullopt;
+    if (expected_bytes && got != *expected_bytes) return cut_short();
     return answer;
 }
 

@@ -10,6 +10,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
+#include <array>
 #include <sys/stat.h>
 #include <sys/un.h>
 
@@ -97,8 +98,11 @@ asio::awaitable<void> QueryServer::serve(local::socket socket) {
         answer.exit_code = 2;
         answer.message = "board-daemon: not a query";
     }
-    const std::string reply = app::encode_answer(answer);
-    co_await asio::async_write(socket, asio::buffer(reply), asio::as_tuple(asio::use_awaitable));
+    // The header, then the output as it is: a big board's list is not copied once more.
+    const std::string header = app::answer_header(answer);
+    const std::array<asio::const_buffer, 2> reply{asio::buffer(header),
+                                                  asio::buffer(answer.output)};
+    co_await asio::async_write(socket, reply, asio::as_tuple(asio::use_awaitable));
 }
 
 }  // namespace board::orchestrator
