@@ -231,7 +231,7 @@ std::optional<QueryAnswer> ask_daemon(const std::filesystem::path& root,
         if (!output_to || got == 0) return std::nullopt;
         answer->exit_code = 3;
         answer->message =
-            "board: the board's daemon stopped answering midway: the output above is "
+            "the board's daemon stopped answering midway: the output above is "
             "incomplete; ask again";
         return answer;
     };
