@@ -97,7 +97,6 @@ PreparedRun prepare_run(const RunContext& context,
     const BoardConfig& config = *context.config;
     PreparedRun prepared;
     prepared.dir = context.board_root / "tickets" / id;
-    prepared.phase = phase;
     const fs::path& dir = prepared.dir;
     const fs::path runs = dir / "runs";
     const std::string stem = run_file_stem(run_id, phase);

@@ -84,7 +84,6 @@ struct PreparedRun {
     std::string launch_error;  ///< why the agent cannot start; empty: it can
     bool launch_error_is_permanent = false;
     bool in_worktree = false;
-    Status phase = Status::research;
     std::filesystem::path dir;   ///< the ticket's folder
     std::filesystem::path work;  ///< the agent's own folder in it
     std::string artifact_name;   ///< the phase's artifact file; empty: none
