@@ -576,7 +576,9 @@ struct QueryAnswer {
     std::vector<std::string> warnings;
 };
 
-QueryAnswer answer_query(Board& board, const BoardQuery& query);
+/// With `output_to`, the output goes there as it is written instead of into the answer (a big
+/// board's list is not held whole).
+QueryAnswer answer_query(Board& board, const BoardQuery& query, std::ostream* output_to = nullptr);
 
 /// One line of JSON; decode_query is nullopt for anything that is not one.
 std::string encode_query(const BoardQuery& query);
@@ -606,6 +608,8 @@ std::optional<QueryAnswer> ask_daemon(const std::filesystem::path& root,
 /// `notes_count`, `questions_pending`, and for epics `children` and `children_done`. `status`
 /// is the status shown to people (an epic whose children are all done is `done`).
 void append_entry_json(std::string& out, const Catalog& catalog, const CatalogEntry& entry);
+/// `[ {...}, ... ]` and a newline, handed to `sink` in pieces of about 64 KB.
+void write_json(const Picked& picked, const std::function<void(std::string_view)>& sink);
 /// `[ {...}, ... ]` and a newline.
 std::string to_json(const Picked& picked);
 /// The ticket written.

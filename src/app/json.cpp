@@ -118,10 +118,12 @@ void append_entry_json(std::string& out, const Catalog& catalog, const CatalogEn
     out += '}';
 }
 
-std::string to_json(const Picked& picked) {
-    // Room for a typical entry (board_gen's average is 430 bytes): one allocation.
+void write_json(const Picked& picked, const std::function<void(std::string_view)>& sink) {
+    // Handed on in pieces: a big board's list held whole was most of the memory (and the page
+    // faults) of a `list --json`.
+    constexpr std::size_t piece = 64 * 1024;
     std::string out;
-    out.reserve(picked.entries.size() * 512 + 4);
+    out.reserve(piece + 4096);
     out += '[';
     std::optional<Standings> standings;
     if (picked.policy) standings.emplace(*picked.catalog, *picked.policy, picked.now);
@@ -141,9 +143,19 @@ std::string to_json(const Picked& picked) {
             out += request_json(*picked.requests[i]);
             out += '}';
         }
+        if (out.size() >= piece) {
+            sink(out);
+            out.clear();
+        }
     }
     out += "]\n";
-    return out;
+    sink(out);
+}
+
+std::string to_json(const Picked& picked) {
+    std::string whole;
+    write_json(picked, [&](std::string_view piece) { whole += piece; });
+    return whole;
 }
 
 std::string to_json(const Written& written) {

@@ -126,8 +126,15 @@ std::optional<BoardQuery> decode_query(std::string_view line) {
     return q;
 }
 
-QueryAnswer answer_query(Board& board, const BoardQuery& query) {
+QueryAnswer answer_query(Board& board, const BoardQuery& query, std::ostream* output_to) {
     QueryAnswer out;
+    const auto answered = [&](std::string output) {
+        if (output_to)
+            output_to->write(output.data(), static_cast<std::streamsize>(output.size()));
+        else
+            out.output = std::move(output);
+        return out;
+    };
     const auto refused = [&](const Refusal& r) {
         out.exit_code = exit_code_of(r.kind);
         out.message = r.message;
@@ -140,27 +147,25 @@ QueryAnswer answer_query(Board& board, const BoardQuery& query) {
         out.warnings = std::move(next.value().warnings);
         if (!next.value().ticket) {
             out.exit_code = 1;
-            out.output = "null\n";
             out.message = query.next.human ? "next: nothing awaits a human"
                                            : "next: nothing for the agent now";
-            return out;
+            return answered("null\n");
         }
-        if (!query.next.human) {
-            out.output = encode_ticket(*next.value().ticket) + "\n";
-            return out;
-        }
+        if (!query.next.human) return answered(encode_ticket(*next.value().ticket) + "\n");
         // The human side: what the ticket asks of them, beside the ticket.
         auto json = ticket_to_json(*next.value().ticket);
         if (const auto request = request_of(*next.value().ticket))
             json["request"] = boost::json::parse(request_json(*request));
-        out.output = boost::json::serialize(json) + "\n";
-        return out;
+        return answered(boost::json::serialize(json) + "\n");
     }
     auto picked = query.kind == BoardQuery::Kind::list ? board.list(query.list, query.for_person)
                                                        : board.ready(query.next.filter);
     if (!picked) return refused(picked.error());
-    out.output = to_json(picked.value());
     out.warnings = std::move(picked.value().warnings);
+    if (!output_to) return answered(to_json(picked.value()));
+    write_json(picked.value(), [&](std::string_view piece) {
+        output_to->write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    });
     return out;
 }
 

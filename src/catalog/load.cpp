@@ -2,9 +2,9 @@
 // made from is provably unchanged, else from a fold of the log. The logs are the truth; the
 // index is a cache any load may rebuild and anyone may delete.
 
-#include "catalog/in_halves.hpp"
 #include "catalog/index_file.hpp"
 #include "support/files.hpp"
+#include "support/in_halves.hpp"
 #include "support/unique_fd.hpp"
 
 #include <board/catalog.hpp>
@@ -22,6 +22,8 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <system_error>
+#include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -253,6 +255,30 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
         return CatalogError{
             fmt::format("cannot read {}: {}", tickets.string(), std::strerror(errno))};
 
+    // Which folders of tickets/ are named like tickets, listed on a thread of its own while the
+    // index is parsed and the logs are statted: none of that needs the listing until step 2.
+    std::vector<std::string> names;
+    int listing_errno = 0;
+    const auto list_ticket_names = [&] {
+        DIR* dir = ::fdopendir(::dup(tickets_fd.get()));
+        if (!dir) {
+            listing_errno = errno;
+            return;
+        }
+        names.reserve(4096);
+        while (const dirent* item = ::readdir(dir)) {
+            const std::string_view name{item->d_name};
+            if (is_valid_ticket_id(name)) names.emplace_back(name);
+        }
+        ::closedir(dir);
+    };
+    std::jthread lister;
+    try {
+        lister = std::jthread{list_ticket_names};
+    } catch (const std::system_error&) {
+        list_ticket_names();  // no thread to be had: listed here
+    }
+
     // What the index says, parsed in place in its (id) order into the vector the catalog will
     // own; `texts` are the lines in the mapping, copied as they are when the index is rewritten.
     std::vector<CatalogEntry> entries;
@@ -314,20 +340,14 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
     // 2. Tickets the index does not know. Each indexed ticket found in step 1 is a folder of
     //    tickets/, so when the folder holds exactly as many ticket names as step 1 found, it
     //    holds no other and no name needs a lookup. Otherwise each unknown name with a log is
-    //    folded (a folder without a log yet is a create in progress: skipped). The one case the
-    //    count cannot see is a ticket folder removed (no board command does) while another is
-    //    created, both during this load: the next load, its count no longer matching, finds it.
-    DIR* dir = ::fdopendir(::dup(tickets_fd.get()));
-    if (!dir)
+    //    folded (a folder without a log yet is a create in progress: skipped). The one case
+    //    the count cannot see is a ticket folder removed (no board command does) while
+    //    another is created, both during this load: the next load, its count no longer
+    //    matching, finds it.
+    if (lister.joinable()) lister.join();
+    if (listing_errno != 0)
         return CatalogError{
-            fmt::format("cannot list {}: {}", tickets.string(), std::strerror(errno))};
-    std::vector<std::string> names;
-    names.reserve(entries.size() + 16);
-    while (const dirent* item = ::readdir(dir)) {
-        const std::string_view name{item->d_name};
-        if (is_valid_ticket_id(name)) names.emplace_back(name);
-    }
-    ::closedir(dir);
+            fmt::format("cannot list {}: {}", tickets.string(), std::strerror(listing_errno))};
     if (names.size() != present) {
         std::unordered_map<std::string_view, std::size_t> position;
         position.reserve(entries.size());

@@ -58,12 +58,9 @@ int print_query(const GlobalOptions& options, std::string_view command, const ap
     auto session = reading(options, command);
     if (auto* code = std::get_if<int>(&session)) return *code;
     auto& s = std::get<Session>(session);
-    // The daemon's output goes to stdout as it arrives; the logs' answer is printed whole.
+    // The output goes to stdout as it arrives from the daemon, or as it is written from the logs.
     auto answer = app::ask_daemon(s.root(), q, std::chrono::seconds{2}, &std::cout);
-    if (!answer) {
-        answer = app::answer_query(s.board(), q);
-        std::cout << answer->output;
-    }
+    if (!answer) answer = app::answer_query(s.board(), q, &std::cout);
     std::cout << std::flush;
     warn_all(answer->warnings);
     if (!answer->message.empty()) say(answer->message);
