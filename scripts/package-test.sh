@@ -71,8 +71,11 @@ git ls-files -z --cached --others --exclude-standard |
 started=$SECONDS
 # CI's time counts: no debug symbols here (a release build keeps dpkg-buildflags' -g and its
 # dbgsym package); what is checked (install, man, completion, lintian) does not need them.
+# BOARD_WERROR=1 (CI): warnings are errors, as this is CI's only optimised build.
+werror=""
+[[ ${BOARD_WERROR:-0} == 1 ]] && werror=-Werror
 (cd "$tree" && DEB_BUILD_OPTIONS="nocheck parallel=2 noddebs" DEB_CXXFLAGS_STRIP=-g \
-    dpkg-buildpackage -us -uc -b \
+    DEB_CXXFLAGS_APPEND="$werror" dpkg-buildpackage -us -uc -b \
     >"$work/dpkg-buildpackage.log" 2>&1) || { tail -n 40 "$work/dpkg-buildpackage.log"; fail "dpkg-buildpackage"; }
 echo "ok  dpkg-buildpackage in $((SECONDS - started)) s: $(cd "$work/deb" && echo *.deb)"
 lintian --fail-on error "$work"/deb/board_"$version"_*.changes 2>&1 | grep -v '^running with root' || true

@@ -122,9 +122,12 @@ void remember_highest(int tickets_fd, std::string_view prefix, std::int64_t numb
     const std::string line = fmt::format("{} {} {}\n", prefix, number, st.st_nlink);
     const int fd = ::openat(tickets_fd, last_id_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return;
-    if (::pwrite(fd, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size()))
-        (void)::ftruncate(fd, static_cast<off_t>(line.size()));
+    const bool written =
+        ::pwrite(fd, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size()) &&
+        ::ftruncate(fd, static_cast<off_t>(line.size())) == 0;
     ::close(fd);
+    // A hint half written is no hint: without one, the next create lists the folder.
+    if (!written) ::unlinkat(tickets_fd, last_id_file, 0);
 }
 
 }  // namespace

@@ -218,6 +218,9 @@ struct Acknowledged {
 struct Soak {
     fs::path root;
     fs::path scratch;
+    // The programs under test: this build's by default, or others (the installed ones).
+    std::string board_binary = BOARD_BINARY;
+    std::string daemon_binary = DAEMON_BINARY;
     int seconds = 60;
     int tickets = 14;
     int port = 0;
@@ -227,7 +230,7 @@ struct Soak {
     std::atomic<long> http_calls{0};
 
     Ran board(std::vector<std::string> args) const {
-        args.insert(args.begin(), BOARD_BINARY);
+        args.insert(args.begin(), board_binary);
         args.push_back("--board");
         args.push_back(root.string());
         return run(args, scratch / "cli.err");
@@ -331,7 +334,7 @@ struct Soak {
     }
 
     pid_t start_daemon(const std::vector<std::string>& extra) const {
-        std::vector<std::string> argv{DAEMON_BINARY,
+        std::vector<std::string> argv{daemon_binary,
                                       "--board",
                                       root.string(),
                                       "--http",
@@ -465,8 +468,14 @@ int main(int argc, char** argv) {
             soak.tickets = std::atoi(argv[++i]);
         else if (arg == "--keep")
             keep = true;
+        else if (arg == "--board-binary" && i + 1 < argc)
+            soak.board_binary = argv[++i];
+        else if (arg == "--daemon-binary" && i + 1 < argc)
+            soak.daemon_binary = argv[++i];
         else {
-            std::fprintf(stderr, "usage: board_soak [--seconds N] [--tickets N] [--keep]\n");
+            std::fprintf(stderr,
+                         "usage: board_soak [--seconds N] [--tickets N] [--keep] "
+                         "[--board-binary PATH] [--daemon-binary PATH]\n");
             return 2;
         }
     }
@@ -476,7 +485,8 @@ int main(int argc, char** argv) {
     soak.scratch = pattern;
     soak.root = soak.scratch / "board";
     soak.port = free_port();
-    if (run({BOARD_BINARY, "init", soak.root.string(), "--prefix", "S"}, soak.scratch / "cli.err")
+    if (run({soak.board_binary, "init", soak.root.string(), "--prefix", "S"},
+            soak.scratch / "cli.err")
             .code != 0)
         return 2;
     write_file(soak.root / "board.yaml",
@@ -493,9 +503,10 @@ int main(int argc, char** argv) {
     for (int i = 0; i < soak.tickets; ++i)
         if (soak.create("soak ticket " + std::to_string(i)).empty()) return 2;
 
-    std::printf("board_soak: %d s on %s, daemon on 127.0.0.1:%d\n",
+    std::printf("board_soak: %d s on %s, %s on 127.0.0.1:%d\n",
                 soak.seconds,
                 soak.root.c_str(),
+                soak.daemon_binary.c_str(),
                 soak.port);
     std::fflush(stdout);
     Figures f;

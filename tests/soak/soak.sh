@@ -5,7 +5,10 @@
 #
 #   tests/soak/soak.sh BUILD_DIR [SECONDS]     CI: 60 s; by hand: as long as you like
 #
-# BUILD_DIR is a CMake build with BOARD_BUILD_SOAK=ON (any build with the tests has it).
+# BUILD_DIR is a CMake build with BOARD_BUILD_SOAK=ON (any build with the tests has it); the
+# board and board-daemon under test are its own, or BOARD_BIN and BOARD_DAEMON when set (CI:
+# the installed packages'). The daemon's memory limit is a release build's: a sanitized
+# daemon does not meet it.
 set -euo pipefail
 build=${1:?usage: tests/soak/soak.sh BUILD_DIR [SECONDS]}
 seconds=${2:-60}
@@ -14,4 +17,7 @@ if [[ ! -x $soak ]]; then
   echo "soak.sh: $soak is missing: configure $build with -DBOARD_BUILD_SOAK=ON and build it" >&2
   exit 2
 fi
-exec "$soak" --seconds "$seconds"
+programs=()
+[[ -n ${BOARD_BIN:-} ]] && programs+=(--board-binary "$BOARD_BIN")
+[[ -n ${BOARD_DAEMON:-} ]] && programs+=(--daemon-binary "$BOARD_DAEMON")
+exec "$soak" --seconds "$seconds" "${programs[@]}"
