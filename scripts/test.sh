@@ -22,8 +22,9 @@ cmake --workflow --preset asan-ubsan
 # docs/benchmarks.md). One optimised build in CI, the Debian package's, since CI time counts.
 step "benchmarks, smoke run under ASan + UBSan"
 build=build/asan-ubsan
-for bench in "$build"/bench/board_*_bench; do
-  [[ -x $bench ]] || continue
+benches=("$build"/bench/board_*_bench)
+[[ -x ${benches[0]} ]] || { echo "no benchmarks in $build/bench" >&2; exit 1; }
+for bench in "${benches[@]}"; do
   [[ $(basename "$bench") == board_daemon_bench ]] && continue  # whole processes, below
   # Not replay_vs_bare: 30 fixed rounds of a 100,000-event replay take minutes under ASan, and
   # bench_replay and bench_bare_json_parse_file run the same code once.

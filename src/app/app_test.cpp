@@ -252,3 +252,29 @@ TEST_CASE("a daemon's answer cut short is never taken for a whole one", "[app][q
         CHECK(out.str() == whole.output);
     }
 }
+
+TEST_CASE("a query streamed to its output is the answer kept whole, byte for byte",
+          "[app][query]") {
+    TempBoard temp;
+    Board board{temp.root};
+    // Enough for several 64 KB pieces of list --json.
+    const std::string long_title(300, 't');
+    for (int i = 0; i < 250; ++i) create(board, long_title + std::to_string(i));
+
+    for (const auto kind :
+         {BoardQuery::Kind::list, BoardQuery::Kind::ready, BoardQuery::Kind::next}) {
+        BoardQuery query;
+        query.kind = kind;
+        const QueryAnswer kept = answer_query(board, query);
+        std::ostringstream streamed;
+        const QueryAnswer answer = answer_query(board, query, &streamed);
+        CHECK(answer.output.empty());
+        CHECK(answer.exit_code == kept.exit_code);
+        CHECK(answer.message == kept.message);
+        CHECK(streamed.str() == kept.output);
+        if (kind == BoardQuery::Kind::list) {
+            CHECK(kept.output.size() > 2 * 64 * 1024);
+            CHECK(boost::json::parse(streamed.str()).as_array().size() == 250);
+        }
+    }
+}

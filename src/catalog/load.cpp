@@ -19,6 +19,7 @@
 #include <cstring>
 #include <ctime>
 #include <dirent.h>
+#include <exception>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -255,22 +256,44 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
         return CatalogError{
             fmt::format("cannot read {}: {}", tickets.string(), std::strerror(errno))};
 
+    // What the index says, parsed in place in its (id) order into the vector the catalog will
+    // own; `texts` are the lines in the mapping, copied as they are when the index is rewritten.
+    std::vector<CatalogEntry> entries;
+    std::vector<LogIdentity> identities;
+    std::vector<std::string_view> texts;
+    const MappedFile index_file{tickets_fd.get(), index_file_name};
+
     // Which folders of tickets/ are named like tickets, listed on a thread of its own while the
-    // index is parsed and the logs are statted: none of that needs the listing until step 2.
+    // index is parsed and the logs are statted (none of that needs the listing until step 2).
+    // The index is opened first: an index is replaced whole by a rename, so every ticket the
+    // opened one names had its folder before the listing began.
     std::vector<std::string> names;
     int listing_errno = 0;
-    const auto list_ticket_names = [&] {
-        DIR* dir = ::fdopendir(::dup(tickets_fd.get()));
-        if (!dir) {
-            listing_errno = errno;
-            return;
+    std::exception_ptr listing_failed;
+    const auto list_ticket_names = [&]() noexcept {
+        try {
+            struct stat st {};
+
+            // A folder's links are its subfolders plus two: about as many names as will come.
+            if (::fstat(tickets_fd.get(), &st) == 0 && st.st_nlink > 2)
+                names.reserve(static_cast<std::size_t>(st.st_nlink - 2));
+            const int listing_fd = ::fcntl(tickets_fd.get(), F_DUPFD_CLOEXEC, 0);
+            DIR* dir = listing_fd < 0 ? nullptr : ::fdopendir(listing_fd);
+            if (!dir) {
+                listing_errno = errno;
+                if (listing_fd >= 0) ::close(listing_fd);
+                return;
+            }
+            errno = 0;
+            while (const dirent* item = ::readdir(dir)) {
+                const std::string_view name{item->d_name};
+                if (is_valid_ticket_id(name)) names.emplace_back(name);
+            }
+            listing_errno = errno;  // readdir's end and its failure differ only here
+            ::closedir(dir);
+        } catch (...) {
+            listing_failed = std::current_exception();
         }
-        names.reserve(4096);
-        while (const dirent* item = ::readdir(dir)) {
-            const std::string_view name{item->d_name};
-            if (is_valid_ticket_id(name)) names.emplace_back(name);
-        }
-        ::closedir(dir);
     };
     std::jthread lister;
     try {
@@ -279,12 +302,6 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
         list_ticket_names();  // no thread to be had: listed here
     }
 
-    // What the index says, parsed in place in its (id) order into the vector the catalog will
-    // own; `texts` are the lines in the mapping, copied as they are when the index is rewritten.
-    std::vector<CatalogEntry> entries;
-    std::vector<LogIdentity> identities;
-    std::vector<std::string_view> texts;
-    const MappedFile index_file{tickets_fd.get(), index_file_name};
     bool index_dirty = !index_file.opened();
     std::int64_t index_checked_before = 0;  // no line changed at or after it is believed
     if (index_file.opened()) {
@@ -345,6 +362,7 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
     //    another is created, both during this load: the next load, its count no longer
     //    matching, finds it.
     if (lister.joinable()) lister.join();
+    if (listing_failed) std::rethrow_exception(listing_failed);
     if (listing_errno != 0)
         return CatalogError{
             fmt::format("cannot list {}: {}", tickets.string(), std::strerror(listing_errno))};

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The soak test: board-daemon (a release build) under a storm of agents, CLI writers and
+# The soak test: board-daemon (a release build's) under a storm of agents, CLI writers and
 # HTTP approvals, killed with SIGKILL every few seconds, then every log, run and
 # acknowledged write checked (docs/reliability.md).
 #
