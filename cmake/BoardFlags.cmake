@@ -18,8 +18,14 @@ if(BOARD_SANITIZERS)
 endif()
 
 # One test binary per component, registered test case by test case.
+# COST: how long the binary's tests take, relative to the rest; ctest -j starts the costliest
+# first, so a long test (a minute of retries against a refusing service) is not the tail of a
+# run. Without it, tests start in the order they are defined.
 function(board_add_tests name)
-  cmake_parse_arguments(arg "" "" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(arg "" "COST" "SOURCES;LIBS" ${ARGN})
+  if(NOT arg_COST)
+    set(arg_COST 0)
+  endif()
   add_executable(${name} ${arg_SOURCES})
   target_link_libraries(${name} PRIVATE ${arg_LIBS} Catch2::Catch2WithMain board::flags)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
@@ -27,7 +33,7 @@ function(board_add_tests name)
   # nothing and passing.
   catch_discover_tests(${name} TEST_PREFIX "${name}." WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
     EXTRA_ARGS -w NoTests
-    PROPERTIES ENVIRONMENT "BOARD_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+    PROPERTIES ENVIRONMENT "BOARD_SOURCE_DIR=${PROJECT_SOURCE_DIR}" COST ${arg_COST})
 endfunction()
 
 # One component = one folder = one library `board_<name>`, used as `board::<name>`: public
