@@ -128,9 +128,12 @@ std::optional<BoardQuery> decode_query(std::string_view line) {
 
 QueryAnswer answer_query(Board& board, const BoardQuery& query, std::ostream* output_to) {
     QueryAnswer out;
+    const auto write_out = [&](std::string_view piece) {
+        output_to->write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    };
     const auto answered = [&](std::string output) {
         if (output_to)
-            output_to->write(output.data(), static_cast<std::streamsize>(output.size()));
+            write_out(output);
         else
             out.output = std::move(output);
         return out;
@@ -163,9 +166,7 @@ QueryAnswer answer_query(Board& board, const BoardQuery& query, std::ostream* ou
     if (!picked) return refused(picked.error());
     out.warnings = std::move(picked.value().warnings);
     if (!output_to) return answered(to_json(picked.value()));
-    write_json(picked.value(), [&](std::string_view piece) {
-        output_to->write(piece.data(), static_cast<std::streamsize>(piece.size()));
-    });
+    write_json(picked.value(), write_out);
     return out;
 }
 

@@ -2,9 +2,9 @@
 // made from is provably unchanged, else from a fold of the log. The logs are the truth; the
 // index is a cache any load may rebuild and anyone may delete.
 
+#include "catalog/in_halves.hpp"
 #include "catalog/index_file.hpp"
 #include "support/files.hpp"
-#include "support/in_halves.hpp"
 #include "support/unique_fd.hpp"
 
 #include <board/catalog.hpp>
@@ -19,12 +19,11 @@
 #include <cstring>
 #include <ctime>
 #include <dirent.h>
-#include <exception>
 #include <fcntl.h>
+#include <future>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <system_error>
-#include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -267,39 +266,40 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
     // index is parsed and the logs are statted (none of that needs the listing until step 2).
     // The index is opened first: an index is replaced whole by a rename, so every ticket the
     // opened one names had its folder before the listing began.
-    std::vector<std::string> names;
-    int listing_errno = 0;
-    std::exception_ptr listing_failed;
-    const auto list_ticket_names = [&]() noexcept {
-        try {
-            struct stat st {};
-
-            // A folder's links are its subfolders plus two: about as many names as will come.
-            if (::fstat(tickets_fd.get(), &st) == 0 && st.st_nlink > 2)
-                names.reserve(static_cast<std::size_t>(st.st_nlink - 2));
-            const int listing_fd = ::fcntl(tickets_fd.get(), F_DUPFD_CLOEXEC, 0);
-            DIR* dir = listing_fd < 0 ? nullptr : ::fdopendir(listing_fd);
-            if (!dir) {
-                listing_errno = errno;
-                if (listing_fd >= 0) ::close(listing_fd);
-                return;
-            }
-            errno = 0;
-            while (const dirent* item = ::readdir(dir)) {
-                const std::string_view name{item->d_name};
-                if (is_valid_ticket_id(name)) names.emplace_back(name);
-            }
-            listing_errno = errno;  // readdir's end and its failure differ only here
-            ::closedir(dir);
-        } catch (...) {
-            listing_failed = std::current_exception();
-        }
+    struct Listing {
+        std::vector<std::string> names;
+        int error = 0;  ///< errno of a listing that failed
     };
-    std::jthread lister;
+
+    const auto list_ticket_names = [&tickets_fd] {
+        Listing out;
+        struct stat st {};
+
+        // A folder's links are its subfolders plus two: about as many names as will come.
+        if (::fstat(tickets_fd.get(), &st) == 0 && st.st_nlink > 2)
+            out.names.reserve(static_cast<std::size_t>(st.st_nlink - 2));
+        const int listing_fd = ::fcntl(tickets_fd.get(), F_DUPFD_CLOEXEC, 0);
+        DIR* dir = listing_fd < 0 ? nullptr : ::fdopendir(listing_fd);
+        if (!dir) {
+            out.error = errno;
+            if (listing_fd >= 0) ::close(listing_fd);
+            return out;
+        }
+        errno = 0;
+        while (const dirent* item = ::readdir(dir)) {
+            const std::string_view name{item->d_name};
+            if (is_valid_ticket_id(name)) out.names.emplace_back(name);
+        }
+        out.error = errno;  // readdir's end and its failure differ only here
+        ::closedir(dir);
+        return out;
+    };
+    std::future<Listing> listing;
     try {
-        lister = std::jthread{list_ticket_names};
+        listing = std::async(std::launch::async, list_ticket_names);
     } catch (const std::system_error&) {
-        list_ticket_names();  // no thread to be had: listed here
+        // No thread to be had: listed here when it is needed.
+        listing = std::async(std::launch::deferred, list_ticket_names);
     }
 
     bool index_dirty = !index_file.opened();
@@ -361,11 +361,11 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
     //    the count cannot see is a ticket folder removed (no board command does) while
     //    another is created, both during this load: the next load, its count no longer
     //    matching, finds it.
-    if (lister.joinable()) lister.join();
-    if (listing_failed) std::rethrow_exception(listing_failed);
-    if (listing_errno != 0)
+    const Listing listed = listing.get();
+    if (listed.error != 0)
         return CatalogError{
-            fmt::format("cannot list {}: {}", tickets.string(), std::strerror(listing_errno))};
+            fmt::format("cannot list {}: {}", tickets.string(), std::strerror(listed.error))};
+    const std::vector<std::string>& names = listed.names;
     if (names.size() != present) {
         std::unordered_map<std::string_view, std::size_t> position;
         position.reserve(entries.size());
