@@ -50,7 +50,7 @@ const state = {
   filters: { text: '', type: '', label: '', priority: '' },
   comments: new Map(), // ticket id -> [{file, line, text}] for the next rejection
   replay: new Map(), // ticket id -> the seq the person moved the slider to
-  open: new Set(), // runs whose output or prompt a person opened: `${id}:${run}:${what}`
+  open: new Set(), // what a person opened: a run's output or prompt (`${id}:${run}:${what}`), `create`
   live: null, // the run followed live: {key, node, source, timer}
   diffs: new Map(), // `${id}:${seq}` -> the diff's text
   inbox: [],
@@ -171,13 +171,18 @@ function filterBar(tickets) {
 }
 
 function createForm() {
+  // Kept open across live re-renders, as a run's output is: a board that changes while a person
+  // writes a ticket must not close the form under them.
+  return toggle('create', 'New ticket', createFields, 'section create');
+}
+
+function createFields() {
   const title = el('input', { type: 'text', 'data-key': 'create:title', placeholder: 'Title', 'aria-label': 'title', required: true });
   const description = el('textarea', { 'data-key': 'create:description', rows: 3, placeholder: 'Description (Markdown)', 'aria-label': 'description' });
   const priority = el('select', { 'aria-label': 'priority', 'data-key': 'create:priority' },
     [0, 1, 2, 3, 4].map((p) => el('option', { value: p, selected: p === 2 }, `P${p}`)));
   const labels = el('input', { type: 'text', 'data-key': 'create:labels', placeholder: 'labels, comma separated', 'aria-label': 'labels' });
-  return el('details', { class: 'section create' }, el('summary', {}, 'New ticket'),
-    el('div', { class: 'actions' }, title, priority, labels, description,
+  return el('div', { class: 'actions' }, title, priority, labels, description,
       el('button', {
         class: 'primary create-ticket',
         onclick: (ev) => {
@@ -186,7 +191,7 @@ function createForm() {
             labels: labels.value.split(',').map((s) => s.trim()).filter(Boolean) };
           act(ev.target, '/api/tickets', body, 'Created', () => { title.value = ''; description.value = ''; labels.value = ''; });
         },
-      }, 'Create')));
+      }, 'Create'));
 }
 
 function columns(tickets) {
@@ -406,8 +411,9 @@ function lazyText(key, url, className) {
   return box;
 }
 
-function toggle(key, label, make) {
+function toggle(key, label, make, className) {
   const details = el('details', { 'data-open': key, open: state.open.has(key) }, el('summary', {}, label));
+  if (className) details.className = className;
   let filled = false;
   const fill = () => { if (!filled && details.open) { filled = true; details.append(make()); } };
   details.addEventListener('toggle', () => {
