@@ -278,3 +278,45 @@ TEST_CASE("a query streamed to its output is the answer kept whole, byte for byt
         }
     }
 }
+
+TEST_CASE("a long list is written in two halves that join into one array, in order",
+          "[app][query]") {
+    // More entries than write_json writes on one thread: the second half is written beside
+    // the first and must follow it exactly.
+    constexpr int count = 3001;
+    std::vector<CatalogEntry> entries;
+    for (int i = 1; i <= count; ++i) {
+        Ticket t;
+        t.id = "PROJ-" + std::to_string(i);
+        t.title = "ticket \"" + std::to_string(i) + "\"";
+        t.status = i % 3 == 0 ? Status::review : Status::backlog;
+        t.awaiting = i % 3 == 0 ? std::optional<Awaiting>{Awaiting::review} : std::nullopt;
+        t.seq = i;
+        entries.push_back(summarize(t));
+    }
+    Picked picked;
+    picked.catalog = std::make_shared<const Catalog>(std::move(entries));
+    for (const auto& entry : picked.catalog->entries()) picked.entries.push_back(&entry);
+    picked.policy = Policy{};
+    picked.now = 1'700'000'000'000;
+
+    std::vector<std::string> pieces;
+    write_json(picked, [&](std::string_view piece) { pieces.emplace_back(piece); });
+    std::string whole;
+    for (const auto& piece : pieces) whole += piece;
+    CHECK(pieces.size() > 2);  // it was handed on in pieces, not kept whole
+    CHECK(whole == to_json(picked));
+    REQUIRE(whole.ends_with("]\n"));
+
+    const auto array = boost::json::parse(whole).as_array();
+    REQUIRE(array.size() == count);
+    // Each entry is what the same entry alone is written as.
+    for (const int i : {1, count / 2, count / 2 + 1, count / 2 + 2, count}) {
+        Picked alone = picked;
+        alone.entries = {picked.entries[static_cast<std::size_t>(i - 1)]};
+        const auto single = boost::json::parse(to_json(alone)).as_array();
+        CHECK(array[static_cast<std::size_t>(i - 1)] == single.at(0));
+        CHECK(array[static_cast<std::size_t>(i - 1)].at("id").as_string() ==
+              "PROJ-" + std::to_string(i));
+    }
+}

@@ -2,6 +2,7 @@
 // HTTP API answers are the same bytes.
 
 #include "codec/json_writer.hpp"
+#include "support/in_halves.hpp"
 
 #include <board/app.hpp>
 #include <board/codec.hpp>
@@ -122,34 +123,57 @@ void write_json(const Picked& picked, const std::function<void(std::string_view)
     // Handed on in pieces: a big board's list held whole was most of the memory (and the page
     // faults) of a `list --json`.
     constexpr std::size_t piece = 64 * 1024;
-    std::string out;
-    out.reserve(piece + 4096);
-    out += '[';
     std::optional<Standings> standings;
     if (picked.policy) standings.emplace(*picked.catalog, *picked.policy, picked.now);
-    for (std::size_t i = 0; i < picked.entries.size(); ++i) {
-        if (i > 0) out += ',';
-        append_entry_json(out, *picked.catalog, *picked.entries[i]);
-        // The entry's closing brace comes off: what follows goes inside it.
-        if (standings) {
-            out.pop_back();
-            out += ",\"standing\":";
-            out += standing_json(standings->of(picked.entries[i]->ticket));
-            out += '}';
+    // Entries [from, to) into `out`, handed to `sink` a piece at a time when there is one.
+    const auto write_entries = [&](std::size_t from,
+                                   std::size_t to,
+                                   std::string& out,
+                                   const std::function<void(std::string_view)>* to_sink) {
+        for (std::size_t i = from; i < to; ++i) {
+            if (i > 0) out += ',';
+            append_entry_json(out, *picked.catalog, *picked.entries[i]);
+            // The entry's closing brace comes off: what follows goes inside it.
+            if (standings) {
+                out.pop_back();
+                out += ",\"standing\":";
+                out += standing_json(standings->of(picked.entries[i]->ticket));
+                out += '}';
+            }
+            if (i < picked.requests.size() && picked.requests[i]) {
+                out.pop_back();
+                out += ",\"request\":";
+                out += request_json(*picked.requests[i]);
+                out += '}';
+            }
+            if (to_sink && out.size() >= piece) {
+                (*to_sink)(out);
+                out.clear();
+            }
         }
-        if (i < picked.requests.size() && picked.requests[i]) {
-            out.pop_back();
-            out += ",\"request\":";
-            out += request_json(*picked.requests[i]);
-            out += '}';
-        }
-        if (out.size() >= piece) {
-            sink(out);
-            out.clear();
-        }
-    }
-    out += "]\n";
-    sink(out);
+    };
+    // A long list is written in two halves at once: the first goes to `sink` as it is
+    // written, the second is kept until the first is done.
+    std::string first;
+    std::string second;
+    first.reserve(piece + 4096);
+    first += '[';
+    in_halves(
+        picked.entries.size(),
+        [&](std::size_t from, std::size_t to) {
+            if (from == 0)
+                write_entries(from, to, first, &sink);
+            else {
+                // Room for typical entries with their standings (board_gen's average is about
+                // 610 bytes): growing by doubling would copy the half again and again.
+                second.reserve((to - from) * 640 + 4);
+                write_entries(from, to, second, nullptr);
+            }
+        },
+        1024);
+    sink(first);
+    second += "]\n";
+    sink(second);
 }
 
 std::string to_json(const Picked& picked) {

@@ -2,9 +2,9 @@
 // made from is provably unchanged, else from a fold of the log. The logs are the truth; the
 // index is a cache any load may rebuild and anyone may delete.
 
-#include "catalog/in_halves.hpp"
 #include "catalog/index_file.hpp"
 #include "support/files.hpp"
+#include "support/in_halves.hpp"
 #include "support/unique_fd.hpp"
 
 #include <board/catalog.hpp>
