@@ -12,6 +12,9 @@ scripts/agent-clis.sh   # Claude Code and Codex from npm, for tests/real_agents
 
 step() { printf '\n== %s  [%d s in]\n' "$*" "$SECONDS"; }
 
+step "the code's shape: layering and file sizes"
+scripts/shape-check.sh
+
 step "reducer alone: no Boost, fmt or yaml-cpp"
 cmake --workflow --preset reducer-only
 

@@ -89,7 +89,7 @@ public:
               config.ship,
               reporter_,
               [this](std::string id, app::Author build, std::int64_t seq) -> asio::awaitable<bool> {
-                  const auto recorded = co_await commit_on_disk(id, std::move(build), seq);
+                  const auto recorded = co_await writes_.commit_on_disk(id, std::move(build), seq);
                   co_return recorded.has_value();
               },
               [this] { wake(); }) {
@@ -253,29 +253,6 @@ private:
         return answer;
     }
 
-    OwnWrites::Written commit(const std::string& id,
-                              const app::Author& build,
-                              std::optional<std::int64_t> expected_seq = {},
-                              bool refresh_snapshot = true,
-                              bool run_result = false) {
-        return writes_.commit(id, build, expected_seq, refresh_snapshot, run_result);
-    }
-
-    asio::awaitable<OwnWrites::Written> commit_on_disk(
-        std::string id,
-        app::Author build,
-        std::optional<std::int64_t> expected_seq = {},
-        bool refresh_snapshot = true,
-        bool run_result = false,
-        OwnWrites::Around around = {}) {
-        return writes_.commit_on_disk(std::move(id),
-                                      std::move(build),
-                                      expected_seq,
-                                      refresh_snapshot,
-                                      run_result,
-                                      std::move(around));
-    }
-
     // ---- deciding -----------------------------------------------------------------------
 
     /// Appends, for each ticket of `timed`, the system's events `due` of it now (question
@@ -291,7 +268,7 @@ private:
             const auto ticket = known_.all().at(id).ticket;
             if (!ticket) continue;
             if (!due(*ticket, now).empty()) {
-                commit(id, [due, now](const Ticket& t) {
+                writes_.commit(id, [due, now](const Ticket& t) {
                     std::vector<Authored> batch;
                     for (auto& payload : due(t, now))
                         batch.push_back({Actor{ActorKind::system, {}}, std::move(payload)});
@@ -425,8 +402,8 @@ private:
                 prepared.launch_error = std::string{"could not prepare the run: "} + e.what();
             }
         };
-        const auto started =
-            co_await commit_on_disk(id, std::move(run_started), seq_before, false, false, prepare);
+        const auto started = co_await writes_.commit_on_disk(
+            id, std::move(run_started), seq_before, false, false, prepare);
         if (!started) {
             watcher_.mark(id);  // it changed under us: look again
             co_return;
@@ -441,7 +418,7 @@ private:
                 return std::vector<Authored>{
                     {Actor{ActorKind::system, {}}, RunInterrupted{run_id, "board-daemon stopped"}}};
             };
-            co_await commit_on_disk(id, std::move(interrupted), {}, true, true);
+            co_await writes_.commit_on_disk(id, std::move(interrupted), {}, true, true);
             co_return;
         }
         // The agent's work is taken on the disk thread that then records the outcome.
@@ -456,9 +433,9 @@ private:
             }
         };
         app::Author whole = finishing(outcome, true);
-        if (co_await commit_on_disk(id, std::move(whole), {}, true, false, take)) co_return;
+        if (co_await writes_.commit_on_disk(id, std::move(whole), {}, true, false, take)) co_return;
         app::Author last_only = finishing(outcome, false);
-        co_await commit_on_disk(id, std::move(last_only), {}, true, true);
+        co_await writes_.commit_on_disk(id, std::move(last_only), {}, true, true);
     }
 
     // ---- the loop -----------------------------------------------------------------------

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The code's shape, as docs/architecture.md draws it, checked rather than hoped for: front ends
+# never reach into one another (the HTTP server and the daemon go through src/app, not the
+# CLI), and no source file in src/ grows past 600 lines (a file that long holds more than one
+# job). Prints each breach and exits 1 if there is any.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+status=0
+while IFS= read -r hit; do
+  echo "layering: $hit: src/http and src/orchestrator use src/app, never a src/cli header" >&2
+  status=1
+done < <(grep -rn --include='*.cpp' --include='*.hpp' '#include "cli/' src/http src/orchestrator || true)
+
+while read -r lines file; do
+  [[ $file == total ]] && continue
+  if ((lines > 600)); then
+    echo "size: $file has $lines lines (at most 600: split it by responsibility)" >&2
+    status=1
+  fi
+done < <(find src -name '*.cpp' -o -name '*.hpp' | sort | xargs wc -l)
+
+((status == 0)) && echo "shape: layering and file sizes hold"
+exit "$status"
