@@ -2,7 +2,8 @@
 # The code's shape, as docs/architecture.md draws it, checked rather than hoped for: front ends
 # never reach into one another (the HTTP server and the daemon go through src/app, not the
 # CLI), no source file in src/ grows past 600 lines (a file that long holds more than one
-# job), and the CLI's main.cpp stays a command table (250 lines). Prints each breach and exits 1 if there is any.
+# job), and the CLI's main.cpp stays a command table (250 lines). Prints each breach and
+# exits 1 if there is any.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
