@@ -279,10 +279,10 @@ TEST_CASE("a query streamed to its output is the answer kept whole, byte for byt
     }
 }
 
-TEST_CASE("a long list is written in two halves that join into one array, in order",
+TEST_CASE("a long list is written in pieces on two threads that join into one array, in order",
           "[app][query]") {
-    // More entries than write_json writes on one thread: the second half is written beside
-    // the first and must follow it exactly.
+    // More entries than write_json writes on one thread: every other piece is written on a
+    // second thread and must follow the one before it exactly. Not a whole number of pieces.
     constexpr int count = 3001;
     std::vector<CatalogEntry> entries;
     for (int i = 1; i <= count; ++i) {
@@ -310,8 +310,11 @@ TEST_CASE("a long list is written in two halves that join into one array, in ord
 
     const auto array = boost::json::parse(whole).as_array();
     REQUIRE(array.size() == count);
-    // Each entry is what the same entry alone is written as.
-    for (const int i : {1, count / 2, count / 2 + 1, count / 2 + 2, count}) {
+    for (int i = 1; i <= count; ++i)
+        REQUIRE(array[static_cast<std::size_t>(i - 1)].at("id").as_string() ==
+                "PROJ-" + std::to_string(i));
+    // Each entry is what the same entry alone is written as, at the pieces' seams too.
+    for (const int i : {1, 256, 257, 512, 513, count / 2, count - 1, count}) {
         Picked alone = picked;
         alone.entries = {picked.entries[static_cast<std::size_t>(i - 1)]};
         const auto single = boost::json::parse(to_json(alone)).as_array();

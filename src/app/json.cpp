@@ -2,7 +2,7 @@
 // HTTP API answers are the same bytes.
 
 #include "codec/json_writer.hpp"
-#include "support/in_halves.hpp"
+#include "support/pieces_in_order.hpp"
 
 #include <board/app.hpp>
 #include <board/codec.hpp>
@@ -10,6 +10,7 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
 namespace board::app {
@@ -120,17 +121,16 @@ void append_entry_json(std::string& out, const Catalog& catalog, const CatalogEn
 }
 
 void write_json(const Picked& picked, const std::function<void(std::string_view)>& sink) {
-    // Handed on in pieces: a big board's list held whole was most of the memory (and the page
-    // faults) of a `list --json`.
-    constexpr std::size_t piece = 64 * 1024;
+    // Handed on in pieces of this many entries: a big board's list held whole was most of the
+    // memory (and the page faults) of a `list --json`.
+    constexpr std::size_t piece = 256;
     std::optional<Standings> standings;
     if (picked.policy) standings.emplace(*picked.catalog, *picked.policy, picked.now);
-    // Entries [from, to) into `out`, handed to `sink` a piece at a time when there is one.
-    const auto write_entries = [&](std::size_t from,
-                                   std::size_t to,
-                                   std::string& out,
-                                   const std::function<void(std::string_view)>* to_sink) {
-        for (std::size_t i = from; i < to; ++i) {
+    const std::size_t count = picked.entries.size();
+    const auto write_piece = [&](std::size_t p, std::string& out) {
+        if (p == 0) out += '[';
+        const std::size_t end = std::min(count, (p + 1) * piece);
+        for (std::size_t i = p * piece; i < end; ++i) {
             if (i > 0) out += ',';
             append_entry_json(out, *picked.catalog, *picked.entries[i]);
             // The entry's closing brace comes off: what follows goes inside it.
@@ -146,34 +146,12 @@ void write_json(const Picked& picked, const std::function<void(std::string_view)
                 out += request_json(*picked.requests[i]);
                 out += '}';
             }
-            if (to_sink && out.size() >= piece) {
-                (*to_sink)(out);
-                out.clear();
-            }
         }
+        if (end == count) out += "]\n";
     };
-    // A long list is written in two halves at once: the first goes to `sink` as it is
-    // written, the second is kept until the first is done.
-    std::string first;
-    std::string second;
-    first.reserve(piece + 4096);
-    first += '[';
-    in_halves(
-        picked.entries.size(),
-        [&](std::size_t from, std::size_t to) {
-            if (from == 0)
-                write_entries(from, to, first, &sink);
-            else {
-                // Room for typical entries with their standings (board_gen's average is about
-                // 610 bytes): growing by doubling would copy the half again and again.
-                second.reserve((to - from) * 640 + 4);
-                write_entries(from, to, second, nullptr);
-            }
-        },
-        1024);
-    sink(first);
-    second += "]\n";
-    sink(second);
+    pieces_in_order(std::max<std::size_t>(1, (count + piece - 1) / piece),
+                    write_piece,
+                    [&](const std::string& out) { sink(out); });
 }
 
 std::string to_json(const Picked& picked) {
