@@ -17,33 +17,25 @@ namespace {
 
 namespace json = boost::json;
 
-class ClaudeReader final : public OutputReader {
+class ClaudeReader final : public JsonLinesReader {
 public:
-    void line(std::string_view text) override {
-        auto event = parse_event(text);
-        if (!event) {
-            plain_.note(text);
-            show_progress(text);
-            return;
-        }
-        const auto type = string_at(*event, "type");
-        if (type == "system") {
-            if (auto s = string_at(*event, "session_id"); !s.empty()) report_.session = s;
-        } else if (type == "assistant") {
-            on_assistant(*event);
-        } else if (type == "result") {
-            on_result(*event);
-        }
-    }
-
     AgentReport finish(int exit_code) override {
-        final_.into(report_);
-        settle_error(report_, std::move(named_error_), plain_, exit_code);
-        if (api_status_ == 401 || api_status_ == 403) report_.retry = Retry::futile;
-        return std::move(report_);
+        AgentReport report = JsonLinesReader::finish(exit_code);
+        if (api_status_ == 401 || api_status_ == 403) report.retry = Retry::futile;
+        return report;
     }
 
 private:
+    void event(const json::object& event, std::string_view type) override {
+        if (type == "system") {
+            if (auto s = string_at(event, "session_id"); !s.empty()) report_.session = s;
+        } else if (type == "assistant") {
+            on_assistant(event);
+        } else if (type == "result") {
+            on_result(event);
+        }
+    }
+
     void on_assistant(const json::object& event) {
         const auto* message = object_at(event, "message");
         if (!message) return;
@@ -105,11 +97,7 @@ private:
         if (!result.empty()) final_.replace(result);
     }
 
-    AgentReport report_;
-    FinalMessage final_;
-    PlainLines plain_;
     std::string message_id_;
-    std::string named_error_;
     std::int64_t api_status_ = 0;
 };
 

@@ -14,20 +14,12 @@
 namespace board::dialect_detail {
 namespace {
 
-class CodexReader final : public OutputReader {
-public:
-    void line(std::string_view text) override {
-        auto event = parse_event(text);
-        if (!event) {
-            plain_.note(text);
-            show_progress(text);
-            return;
-        }
-        const auto type = string_at(*event, "type");
+class CodexReader final : public JsonLinesReader {
+    void event(const boost::json::object& event, std::string_view type) override {
         if (type == "thread.started") {
-            if (auto id = string_at(*event, "thread_id"); !id.empty()) report_.session = id;
+            if (auto id = string_at(event, "thread_id"); !id.empty()) report_.session = id;
         } else if (type == "item.completed" || type == "item.started") {
-            const auto* item = object_at(*event, "item");
+            const auto* item = object_at(event, "item");
             if (!item) return;
             const auto kind = string_at(*item, "type");
             if (type == "item.completed" && kind == "agent_message") {
@@ -36,38 +28,26 @@ public:
             } else if (kind == "command_execution") {
                 show_progress(string_at(*item, "command"));
             } else if (type == "item.completed" && kind == "error") {
-                last_error_ = string_at(*item, "message");
+                named_error_ = string_at(*item, "message");
             }
         } else if (type == "turn.completed") {
-            if (const auto* usage = object_at(*event, "usage")) {
+            if (const auto* usage = object_at(event, "usage")) {
                 report_.tokens.input += count_at(*usage, "input_tokens");
                 report_.tokens.cache_read += count_at(*usage, "cached_input_tokens");
                 report_.tokens.output += count_at(*usage, "output_tokens");
             }
         } else if (type == "turn.failed") {
             report_.failed_in_output = true;
-            if (const auto* error = object_at(*event, "error"))
-                last_error_ = string_at(*error, "message");
+            if (const auto* error = object_at(event, "error"))
+                named_error_ = string_at(*error, "message");
         } else if (type == "error") {
-            last_error_ = string_at(*event, "message");
+            named_error_ = string_at(event, "message");
             // Codex waits for the network without end while the model service refuses
             // connections; the board retries the run with backoff instead.
-            if (last_error_.find("waiting for network") != std::string::npos) give_up(last_error_);
+            if (named_error_.find("waiting for network") != std::string::npos)
+                give_up(named_error_);
         }
     }
-
-    AgentReport finish(int exit_code) override {
-        final_.into(report_);
-        const bool failed = exit_code != 0 || report_.failed_in_output;
-        settle_error(report_, failed ? std::move(last_error_) : std::string{}, plain_, exit_code);
-        return std::move(report_);
-    }
-
-private:
-    AgentReport report_;
-    FinalMessage final_;
-    PlainLines plain_;
-    std::string last_error_;
 };
 
 }  // namespace

@@ -12,53 +12,33 @@
 namespace board::dialect_detail {
 namespace {
 
-class GeminiReader final : public OutputReader {
-public:
-    void line(std::string_view text) override {
-        auto event = parse_event(text);
-        if (!event) {
-            plain_.note(text);
-            show_progress(text);
-            return;
-        }
-        const auto type = string_at(*event, "type");
+class GeminiReader final : public JsonLinesReader {
+    void event(const boost::json::object& event, std::string_view type) override {
         if (type == "init") {
-            if (auto s = string_at(*event, "session_id"); !s.empty()) report_.session = s;
-        } else if (type == "message" && string_at(*event, "role") == "assistant") {
+            if (auto s = string_at(event, "session_id"); !s.empty()) report_.session = s;
+        } else if (type == "message" && string_at(event, "role") == "assistant") {
             if (between_messages_) final_.start();
             between_messages_ = false;
-            final_.append(string_at(*event, "content"));
-            show_progress(string_at(*event, "content"));
+            final_.append(string_at(event, "content"));
+            show_progress(string_at(event, "content"));
         } else if (type == "tool_use" || type == "tool_result") {
             between_messages_ = true;
         } else if (type == "error") {
-            last_error_ = string_at(*event, "message");
+            named_error_ = string_at(event, "message");
         } else if (type == "result") {
-            if (const auto* stats = object_at(*event, "stats")) {
+            if (const auto* stats = object_at(event, "stats")) {
                 report_.tokens.input = count_at(*stats, "input_tokens");
                 report_.tokens.output = count_at(*stats, "output_tokens");
                 report_.tokens.cache_read = count_at(*stats, "cached");
             }
-            if (string_at(*event, "status") == "error") {
+            if (string_at(event, "status") == "error") {
                 report_.failed_in_output = true;
-                if (const auto* error = object_at(*event, "error"))
-                    last_error_ = string_at(*error, "message");
+                if (const auto* error = object_at(event, "error"))
+                    named_error_ = string_at(*error, "message");
             }
         }
     }
 
-    AgentReport finish(int exit_code) override {
-        final_.into(report_);
-        const bool failed = exit_code != 0 || report_.failed_in_output;
-        settle_error(report_, failed ? std::move(last_error_) : std::string{}, plain_, exit_code);
-        return std::move(report_);
-    }
-
-private:
-    AgentReport report_;
-    FinalMessage final_;
-    PlainLines plain_;
-    std::string last_error_;
     bool between_messages_ = true;
 };
 

@@ -122,4 +122,21 @@ void settle_error(AgentReport& report,
     report.retry = failed ? classify_error(report.error) : Retry::helps;
 }
 
+void JsonLinesReader::line(std::string_view text) {
+    const auto parsed = parse_event(text);
+    if (!parsed) {
+        plain_.note(text);
+        show_progress(text);
+        return;
+    }
+    event(*parsed, string_at(*parsed, "type"));
+}
+
+AgentReport JsonLinesReader::finish(int exit_code) {
+    final_.into(report_);
+    const bool failed = exit_code != 0 || report_.failed_in_output;
+    settle_error(report_, failed ? std::move(named_error_) : std::string{}, plain_, exit_code);
+    return std::move(report_);
+}
+
 }  // namespace board::dialect_detail

@@ -1,6 +1,6 @@
 #pragma once
 // Shared by the structured readers: one output line as a JSON object, typed field access,
-// and the bounded keepers for the final message and the last error.
+// the bounded keepers for the final message and the last error, and the reader they all are.
 
 #include <board/agent_dialect.hpp>
 
@@ -77,5 +77,28 @@ void settle_error(AgentReport& report,
                   std::string named_error,
                   const PlainLines& plain,
                   int exit_code);
+
+/// What every structured reader is: each output line that is a JSON event goes to event();
+/// any other line is kept as a plain line (an error printed outside the stream) and shown as
+/// progress. finish() moves the final message into the report and settles its error: the one
+/// the output named, if the run failed (by its exit code or by what it printed), else the last
+/// plain line.
+class JsonLinesReader : public OutputReader {
+public:
+    void line(std::string_view text) final;
+    AgentReport finish(int exit_code) override;
+
+protected:
+    /// One event of the stream, and its `type`.
+    virtual void event(const boost::json::object& event, std::string_view type) = 0;
+
+    AgentReport report_;
+    FinalMessage final_;
+    /// The last error the output named; it counts only if the run failed.
+    std::string named_error_;
+
+private:
+    PlainLines plain_;
+};
 
 }  // namespace board::dialect_detail
