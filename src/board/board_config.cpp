@@ -220,12 +220,13 @@ std::uint64_t read_size(const Field& f) {
     return *bytes;
 }
 
-ShipMethod read_ship_method(const Field& f) {
-    constexpr std::string_view expected = "merge, pr or none";
+/// One of an enum's wire names (`parse<E>`); `expected` lists them for the message.
+template <class E>
+E read_named(const Field& f, std::string_view expected) {
     const std::string& text = scalar(f, expected);
-    const auto method = parse<ShipMethod>(text);
-    if (!method) fail(f.mark, f.path, fmt::format("expected {}, got \"{}\"", expected, text));
-    return *method;
+    const auto value = parse<E>(text);
+    if (!value) fail(f.mark, f.path, fmt::format("expected {}, got \"{}\"", expected, text));
+    return *value;
 }
 
 /// A branch or remote name as git takes it on a command line: never an option (`-x`), no
@@ -240,14 +241,6 @@ std::string read_branch(const Field& f, bool allow_empty) {
                      });
     if (bad) fail(f.mark, f.path, fmt::format("expected {}, got \"{}\"", expected, text));
     return text;
-}
-
-Gate read_gate(const Field& f) {
-    constexpr std::string_view expected = "none, checkpoint or approval";
-    const std::string& text = scalar(f, expected);
-    const auto gate = parse<Gate>(text);
-    if (!gate) fail(f.mark, f.path, fmt::format("expected {}, got \"{}\"", expected, text));
-    return *gate;
 }
 
 std::string read_prefix(const Field& f) {
@@ -472,7 +465,8 @@ void read_top(const Field& top, BoardConfig& config) {
             }
             if (key == "gates") {
                 for_each_key(v, {"research", "planning"}, [&](std::string_view k, const Field& x) {
-                    (k == "research" ? policy.research_gate : policy.planning_gate) = read_gate(x);
+                    (k == "research" ? policy.research_gate : policy.planning_gate) =
+                        read_named<Gate>(x, "none, checkpoint or approval");
                 });
             }
             if (key == "budget") {
@@ -509,7 +503,8 @@ void read_top(const Field& top, BoardConfig& config) {
                              {"policy", "base", "remote", "pr_command", "cleanup"},
                              [&](std::string_view k, const Field& x) {
                                  ShipConfig& ship = config.ship;
-                                 if (k == "policy") ship.policy = read_ship_method(x);
+                                 if (k == "policy")
+                                     ship.policy = read_named<ShipMethod>(x, "merge, pr or none");
                                  if (k == "base") ship.base = read_branch(x, true);
                                  if (k == "remote") ship.remote = read_branch(x, false);
                                  if (k == "pr_command") ship.pr_command = read_command(x);
