@@ -257,7 +257,7 @@ TEST_CASE("a query streamed to its output is the answer kept whole, byte for byt
           "[app][query]") {
     TempBoard temp;
     Board board{temp.root};
-    // Enough for several 64 KB pieces of list --json.
+    // Long titles: a list --json of more than 128 KB (its pieces on two threads are tested below).
     const std::string long_title(300, 't');
     for (int i = 0; i < 250; ++i) create(board, long_title + std::to_string(i));
 
