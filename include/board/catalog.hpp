@@ -36,9 +36,10 @@ namespace board {
 
 /// One ticket as board-wide queries see it.
 struct CatalogEntry {
-    /// The folded ticket without its bulk: `description`, `notes`, `artifacts` and
-    /// `questions` are left empty (`show` reads the ticket itself). `run` keeps id, phase and
-    /// start. Everything next_action() reads is kept.
+    /// The folded ticket without its bulk: `description`, `notes`, `artifacts`,
+    /// `questions`, `last_session`, `last_run_ended_at` and `shipped` are left empty (`show`
+    /// reads the ticket itself); `run` keeps id, phase and start. Everything next_action()
+    /// and a standing read is kept, `branch` and `ship_owed` included.
     Ticket ticket;
     int questions_pending = 0;
     int questions_total = 0;

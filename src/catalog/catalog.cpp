@@ -38,6 +38,8 @@ CatalogEntry summarize(const Ticket& ticket) {
         run.started_at = ticket.run->started_at;
         entry.ticket.run = run;
     }
+    entry.ticket.branch = ticket.branch;
+    entry.ticket.ship_owed = ticket.ship_owed;
     entry.ticket.cost_usd = ticket.cost_usd;
     entry.ticket.runs_total = ticket.runs_total;
     entry.ticket.created_at = ticket.created_at;

@@ -39,7 +39,12 @@ TEST_CASE("an index line reads back exactly, escapes included", "[catalog][index
     t.cost_usd = 0.1 + 0.2;
     t.runs_total = 3;
     t.seq = 19;
+    // What next_action() and a standing read of a done ticket: the branch it ships.
+    t.branch = "board/WEB-12";
+    t.ship_owed = true;
     catalog_index::IndexLine line{{11, 2048, 123456789}, summarize(t)};
+    CHECK(line.entry.ticket.ship_owed);
+    CHECK(line.entry.ticket.branch == "board/WEB-12");
     line.entry.questions_pending = 1;
     line.entry.questions_total = 2;
     std::string text;

@@ -146,7 +146,7 @@ std::string_view optional_name(const std::optional<Enum>& value) {
     return value ? to_string(*value) : std::string_view{};
 }
 
-constexpr std::size_t field_count = 35;
+constexpr std::size_t field_count = 37;
 
 }  // namespace
 
@@ -200,7 +200,9 @@ void append_line(std::string& out, const IndexLine& line) {
                    t.reminded_at,
                    t.escalated_at);
     append_list(out, t.escalated_to);
-    out += '\n';
+    out += '\t';
+    append_escaped(out, t.branch);
+    out += t.ship_owed ? "\t1\n" : "\t0\n";
 }
 
 std::optional<IndexLine> parse_line(std::string_view text) {
@@ -241,8 +243,10 @@ bool parse_line_into(std::string_view text, LogIdentity& log, CatalogEntry& entr
     if (!ok) return false;
     if (!unescape_into(f[5], t.title) || !list_into(f[8], t.labels) ||
         !unescape_into(f[9], t.parent) || !list_into(f[10], t.blocked_by) ||
-        !list_into(f[34], t.escalated_to))
+        !list_into(f[34], t.escalated_to) || !unescape_into(f[35], t.branch))
         return false;
+    if (f[36] != "0" && f[36] != "1") return false;
+    t.ship_owed = f[36] == "1";
     if (!f[16].empty()) {
         Run& run = t.run.emplace();
         if (!unescape_into(f[16], run.id) || !read_enum(f[17], run.phase) ||

@@ -1,15 +1,16 @@
 #pragma once
 // `tickets/.index`: the board-wide cache of catalog entries (see include/board/catalog.hpp).
 //
-// Format, version 4: a first line `board-index 4<TAB>CHECKED`, CHECKED a time (ns since the
+// Format, version 5: a first line `board-index 5<TAB>CHECKED`, CHECKED a time (ns since the
 // epoch) every change after the logs were statted is stamped at or after, then one line per
 // ticket in id order, fields separated by tabs, in this order:
 //   id, log inode, log size, log ctime (ns), seq, title, type, priority, labels, parent,
 //   blocked_by, status, resolution, awaiting, handoff, requires, run id, run phase,
 //   run started_at, phase_attempts, phase_iterations, phase_started_at, last_failure_at,
 //   cost_usd, runs_total, created_at, updated_at, questions_pending, questions_total, notes,
-//   awaiting_since, reminders, reminded_at, escalated_at, escalated_to
-// Enums use their wire spellings, absent optionals are empty, lists are joined with `,`;
+//   awaiting_since, reminders, reminded_at, escalated_at, escalated_to, branch, ship_owed
+// Enums use their wire spellings, absent optionals are empty, lists are joined with `,`,
+// flags are `0` or `1`;
 // inside a field `\`, tab, newline, CR and `,` are written `\\`, `\t`, `\n`, `\r`, `\,`.
 // A line that does not parse is ignored (its ticket is folded from its log). An index of
 // another version is rebuilt whole.
@@ -23,7 +24,7 @@
 
 namespace board::catalog_index {
 
-inline constexpr std::string_view header_prefix = "board-index 4\t";
+inline constexpr std::string_view header_prefix = "board-index 5\t";
 
 /// The identity of a log file when its index line was made. An append changes the size; a
 /// replaced file changes the inode; any write changes the ctime, which (unlike the mtime) no

@@ -1223,6 +1223,37 @@ TEST_CASE("caches are caches: a hand edit, a plain append or a copied log shows 
     CHECK(answers(b, ids) == with_caches);
 }
 
+TEST_CASE("a done ticket owed its shipping stands at 'ship' in list as in show, index or not",
+          "[e2e][cache]") {
+    TempBoard b;
+    const std::string id = b.ticket_in(Status::implementing);
+    // Its implementing run worked on the ticket's branch; a person took the work over and
+    // approved it: done, and owed its shipping.
+    const Actor system{ActorKind::system, {}};
+    b.append(id, system, {RunStarted{"r90", Status::implementing, 1, 1, {}, "board/" + id}});
+    b.append(id, system, {RunInterrupted{"r90", "stopped"}});
+    REQUIRE(b.board({"update", id, "--awaiting", "work"}).exit_code == 0);
+    REQUIRE(b.board({"approve", id, "finished by hand"}).exit_code == 0);
+    const auto shown = b.show(id);
+    REQUIRE(TempBoard::text(shown, "status") == "done");
+    REQUIRE(shown.at("standing").at("kind").as_string() == "shipping");
+
+    const auto listed_standing = [&] {
+        const auto ran = b.board({"list", "--all", "--json"});
+        REQUIRE(ran.exit_code == 0);
+        const auto listed = boost::json::parse(ran.out);
+        for (const auto& entry : listed.as_array())
+            if (entry.at("id").as_string() == id) return entry.at("standing");
+        FAIL(id << " is not in list --all");
+        return boost::json::value{};
+    };
+    // The first list folds the log and writes the index; the second reads that index line.
+    CHECK(listed_standing() == shown.at("standing"));
+    CHECK(listed_standing() == shown.at("standing"));
+    fs::remove(b.root() / "tickets" / ".index");
+    CHECK(listed_standing() == shown.at("standing"));
+}
+
 TEST_CASE("bash completion comes from the command table and completes ticket ids",
           "[e2e][completion]") {
     // The script asks `board` for the ids: the one built here, first on PATH.
