@@ -26,15 +26,12 @@ std::optional<KnownTickets::LogStamp> stamp_of(const fs::path& ticket_dir) {
 }
 
 /// What the daemon keeps of a ticket while no run of it starts: what next_action(), the
-/// planner, recovery, notifications, question timeouts and shipping read (summarize(), the
-/// questions, the branch), not its description, notes and artifacts. A run is made from the ticket
-/// as its run-started commit read it from the log.
+/// planner, recovery, notifications and question timeouts read (summarize() and the
+/// questions), not its description, notes and artifacts. A run is made from the ticket as its
+/// run-started commit read it from the log; a pull request's body from the log as well.
 std::shared_ptr<const Ticket> kept_between_runs(const Ticket& full) {
     auto kept = std::make_shared<Ticket>(summarize(full).ticket);
     kept->questions = full.questions;
-    // Shipping reads these; the board-wide summary has no use for them.
-    kept->branch = full.branch;
-    kept->ship_owed = full.ship_owed;
     return kept;
 }
 

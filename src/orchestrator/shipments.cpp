@@ -1,6 +1,7 @@
 #include "orchestrator/shipments.hpp"
 
 #include <board/board_dir.hpp>
+#include <board/event_log.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <fmt/format.h>
@@ -85,10 +86,19 @@ void Shipments::spawn(const std::string& id, asio::awaitable<void> work, const c
 asio::awaitable<void> Shipments::ship(std::shared_ptr<const Ticket> ticket) {
     ShipRequest request = request_for(*ticket);
     request.title = ticket->title;
-    request.body = ticket->description;
-    if (const auto& review = ticket->artifact(ArtifactKind::review);
-        review && !review->summary.empty())
-        request.body += (request.body.empty() ? "" : "\n\n") + review->summary;
+    // What the daemon keeps of a ticket leaves out its description and artifacts: the body
+    // of a pull request comes from the ticket as its log says (one small read, once a ship).
+    auto loaded = load_ticket(board_root_ / "tickets" / ticket->id);
+    if (const auto* whole = std::get_if<Loaded>(&loaded)) {
+        request.body = whole->ticket.description;
+        if (const auto& review = whole->ticket.artifact(ArtifactKind::review);
+            review && !review->summary.empty())
+            request.body += (request.body.empty() ? "" : "\n\n") + review->summary;
+    } else {
+        reporter_.problem(fmt::format("board-daemon: {}: shipped without a description: {}",
+                                      ticket->id,
+                                      std::get<LogError>(loaded).message));
+    }
     const auto outcome = co_await ship_branch(io_.get_executor(), request);
     app::Author record = [outcome](const Ticket&) {
         return std::visit(

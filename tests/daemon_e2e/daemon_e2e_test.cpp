@@ -978,7 +978,10 @@ TEST_CASE("ship: pr pushes the branch and records the address the command printe
     fs::permissions(command, fs::perms::owner_all);
     ShippingBoard s("ship-pr",
                     "ship: { policy: pr, pr_command: [" + command.string() +
-                        ", --head, \"{branch}\", --title, \"{title}\", --base, \"{base}\"] }\n");
+                        ", --head, \"{branch}\", --title, \"{title}\", --base, \"{base}\", "
+                        "--body, \"{body}\"] }\n");
+    // The pull request says what the ticket asked for.
+    s.board.cli({"update", s.id, "--description", "Why the feature matters.", "--as", "ana"});
     const fs::path origin = scratch / "origin.git";
     REQUIRE(std::system(("git init -q --bare '" + origin.string() + "'").c_str()) == 0);
     s.git("remote add origin '" + origin.string() + "'");
@@ -991,8 +994,11 @@ TEST_CASE("ship: pr pushes the branch and records the address the command printe
     REQUIRE(t.shipped);
     CHECK(t.shipped->how == ShipMethod::pr);
     CHECK(t.shipped->ref == "https://example.test/acme/pull/7");
-    CHECK(read_file(scratch / "args") ==
-          "--head\nboard/" + s.id + "\n--title\nAdd the feature\n--base\nmain\n");
+    const std::string args = read_file(scratch / "args");
+    INFO(args);
+    CHECK(args.starts_with("--head\nboard/" + s.id +
+                           "\n--title\nAdd the feature\n--base\nmain\n--body\n"
+                           "Why the feature matters."));
     // The branch is on the remote; the worktree is gone, the branch kept (it is the PR).
     const std::string remote_branch = "git --git-dir='" + origin.string() +
                                       "' rev-parse --verify --quiet refs/heads/board/" + s.id +
