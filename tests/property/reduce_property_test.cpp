@@ -3,6 +3,10 @@
 // and every accepted sequence, encoded to the log format and decoded again, folds to the very
 // same ticket, whose snapshot JSON also round-trips. The seed is printed on failure.
 
+#include "catalog/index_file.hpp"
+
+#include <board/app.hpp>
+#include <board/catalog.hpp>
 #include <board/codec.hpp>
 #include <board/reduce.hpp>
 
@@ -321,4 +325,57 @@ TEST_CASE("random logs: reduce is total, and encode/decode/fold gives the same t
         CAPTURE(type);
         CHECK(accepted_by_type[type] > 50);
     }
+}
+
+TEST_CASE("random tickets: a board-wide entry, and its index line, decide as the whole ticket",
+          "[property]") {
+    // What list, ready, next and the page say of a ticket comes from its catalog entry (from
+    // tickets/.index when the log is unchanged): every decision must be the whole ticket's.
+    constexpr std::uint64_t sequences = 5'000;
+    constexpr int max_length = 60;
+    const std::uint64_t seed = base_seed();
+    Policy manual;  // research waits for a person, planning starts by itself
+    manual.auto_research = false;
+    manual.auto_planning = true;  // the other way round from the defaults
+    const std::array<Policy, 2> policies{Policy{}, manual};
+    BoardFacts blocked;
+    blocked.blockers_done = false;
+    const std::array<BoardFacts, 2> facts{BoardFacts{}, blocked};
+    const Catalog no_other_tickets;
+    std::size_t checked = 0;
+
+    for (std::uint64_t s = 0; s < sequences; ++s) {
+        RandomEvents random{seed + s};
+        Ticket ticket;
+        for (int i = 0; i < max_length; ++i) {
+            Reduced next = reduce(ticket, random.next(ticket));
+            if (!next) continue;
+            ticket = std::move(next).value();
+            if (ticket.id.empty()) continue;
+            const CatalogEntry entry = summarize(ticket);
+            for (const Policy& policy : policies) {
+                for (const BoardFacts& f : facts) {
+                    if (!(next_action(entry.ticket, policy, f) == next_action(ticket, policy, f)))
+                        FAIL("seed " << seed + s << ": next_action differs for "
+                                     << encode_ticket(ticket));
+                }
+                const app::Standings standings{no_other_tickets, policy, ticket.updated_at + 1};
+                const auto whole = app::standing_json(standings.of(ticket));
+                const auto summary = app::standing_json(standings.of(entry.ticket));
+                if (whole != summary)
+                    FAIL("seed " << seed + s << ": standing " << summary
+                                 << " where the ticket's is " << whole << " for "
+                                 << encode_ticket(ticket));
+            }
+            catalog_index::IndexLine line{{1, 2, 3}, entry};
+            std::string text;
+            catalog_index::append_line(text, line);
+            text.pop_back();  // the newline
+            const auto back = catalog_index::parse_line(text);
+            if (!back || !(back->entry == entry))
+                FAIL("seed " << seed + s << ": the index line does not read back: " << text);
+            ++checked;
+        }
+    }
+    CHECK(checked > 50'000);
 }
