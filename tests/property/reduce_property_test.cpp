@@ -331,7 +331,7 @@ TEST_CASE("random tickets: a board-wide entry, and its index line, decide as the
           "[property]") {
     // What list, ready, next and the page say of a ticket comes from its catalog entry (from
     // tickets/.index when the log is unchanged): every decision must be the whole ticket's.
-    constexpr std::uint64_t sequences = 5'000;
+    constexpr std::uint64_t sequences = 2'000;
     constexpr int max_length = 60;
     const std::uint64_t seed = base_seed();
     Policy manual;  // research waits for a person, planning starts by itself
@@ -377,5 +377,5 @@ TEST_CASE("random tickets: a board-wide entry, and its index line, decide as the
             ++checked;
         }
     }
-    CHECK(checked > 50'000);
+    CHECK(checked > 20'000);
 }
