@@ -19,7 +19,7 @@ while read -r lines file; do
     echo "size: $file has $lines lines (at most 600: split it by responsibility)" >&2
     status=1
   fi
-done < <(find src -name '*.cpp' -o -name '*.hpp' | sort | xargs wc -l)
+done < <(find src \( -name '*.cpp' -o -name '*.hpp' \) -exec wc -l {} +)
 
 # The CLI's main is its command table and nothing else.
 main_lines=$(wc -l <src/cli/main.cpp)

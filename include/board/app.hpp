@@ -608,8 +608,8 @@ std::optional<QueryAnswer> ask_daemon(const std::filesystem::path& root,
 /// `notes_count`, `questions_pending`, and for epics `children` and `children_done`. `status`
 /// is the status shown to people (an epic whose children are all done is `done`).
 void append_entry_json(std::string& out, const Catalog& catalog, const CatalogEntry& entry);
-/// `[ {...}, ... ]` and a newline, handed to `sink` in order in pieces of 256 entries (a long
-/// list's pieces are written on two threads; `sink` is called on this one).
+/// `[ {...}, ... ]` and a newline, handed to `sink` in order in pieces of 256 entries (from
+/// four pieces on they are written on two threads; `sink` is called on this one).
 void write_json(const Picked& picked, const std::function<void(std::string_view)>& sink);
 /// `[ {...}, ... ]` and a newline.
 std::string to_json(const Picked& picked);

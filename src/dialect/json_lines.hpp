@@ -80,9 +80,9 @@ void settle_error(AgentReport& report,
 
 /// What every structured reader is: each output line that is a JSON event goes to event();
 /// any other line is kept as a plain line (an error printed outside the stream) and shown as
-/// progress. finish() moves the final message into the report and settles its error: the one
-/// the output named, if the run failed (by its exit code or by what it printed), else the last
-/// plain line.
+/// progress. finish() moves the final message into the report and settles its error: none
+/// for a run that succeeded; for one that failed (by its exit code or by what it printed), the
+/// error the output named, else the last plain line.
 class JsonLinesReader : public OutputReader {
 public:
     void line(std::string_view text) final;

@@ -95,7 +95,7 @@ asio::awaitable<void> Shipments::ship(std::shared_ptr<const Ticket> ticket) {
             review && !review->summary.empty())
             request.body += (request.body.empty() ? "" : "\n\n") + review->summary;
     } else {
-        reporter_.problem(fmt::format("board-daemon: {}: shipped without a description: {}",
+        reporter_.problem(fmt::format("board-daemon: {}: its pull request goes without a body: {}",
                                       ticket->id,
                                       std::get<LogError>(loaded).message));
     }

@@ -1,8 +1,9 @@
 #pragma once
 // Output written in pieces on two threads and handed on in order, for a long answer whose
 // pieces are independent (a big board's `list --json`): the even pieces are written here, the
-// odd ones on a second thread meanwhile. Each side reuses two buffers, so memory stays a few
-// pieces however long the output is (a half held whole was megabytes of fresh pages).
+// odd ones on a second thread meanwhile (from four pieces on). Buffers are reused, one here and
+// two for the second thread, so memory stays a few pieces however long the output is (a half
+// held whole was megabytes of fresh pages).
 
 #include <array>
 #include <condition_variable>
