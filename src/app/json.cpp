@@ -149,9 +149,7 @@ void write_json(const Picked& picked, const std::function<void(std::string_view)
         }
         if (end == count) out += "]\n";
     };
-    pieces_in_order(std::max<std::size_t>(1, (count + piece - 1) / piece),
-                    write_piece,
-                    [&](const std::string& out) { sink(out); });
+    pieces_in_order(std::max<std::size_t>(1, (count + piece - 1) / piece), write_piece, sink);
 }
 
 std::string to_json(const Picked& picked) {
