@@ -110,6 +110,7 @@ public:
         run_context_.executor = io_.get_executor();
         run_context_.disk = disk_.get_executor();
         writes_.use_disk(disk_.get_executor());
+        shipments_.use_disk(disk_.get_executor());
     }
 
     ~Daemon() { writes_.stop_using_disk(); }

@@ -1,5 +1,7 @@
 #include "orchestrator/shipments.hpp"
 
+#include "orchestrator/disk_work.hpp"
+
 #include <board/board_dir.hpp>
 #include <board/event_log.hpp>
 
@@ -87,8 +89,9 @@ asio::awaitable<void> Shipments::ship(std::shared_ptr<const Ticket> ticket) {
     ShipRequest request = request_for(*ticket);
     request.title = ticket->title;
     // What the daemon keeps of a ticket leaves out its description and artifacts: the body
-    // of a pull request comes from the ticket as its log says (one small read, once a ship).
-    auto loaded = load_ticket(board_root_ / "tickets" / ticket->id);
+    // of a pull request comes from the ticket as its log says, read on a disk thread.
+    const auto read_log = [dir = board_root_ / "tickets" / ticket->id] { return load_ticket(dir); };
+    auto loaded = co_await on_disk(disk_, read_log);
     if (const auto* whole = std::get_if<Loaded>(&loaded)) {
         request.body = whole->ticket.description;
         if (const auto& review = whole->ticket.artifact(ArtifactKind::review);

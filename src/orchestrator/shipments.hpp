@@ -11,6 +11,7 @@
 #include <board/board_config.hpp>
 #include <board/ticket.hpp>
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 
@@ -37,6 +38,10 @@ public:
               Record record,
               std::function<void()> wake);
 
+    /// Where a ship reads the ticket's log: the daemon's disk threads (disk_work.hpp), made
+    /// after this; without them, inline.
+    void use_disk(boost::asio::any_io_executor disk) { disk_ = std::move(disk); }
+
     /// A ticket as just folded (null: unreadable): whether it owes its shipping, and, with
     /// `clean_up_cancelled`, whether it was cancelled with a worktree that now goes.
     void ticket_changed(const std::string& id, const Ticket* after, bool clean_up_cancelled);
@@ -56,6 +61,7 @@ private:
     void spawn(const std::string& id, boost::asio::awaitable<void> work, const char* what);
 
     boost::asio::io_context& io_;
+    boost::asio::any_io_executor disk_;
     std::filesystem::path board_root_;
     ShipConfig config_;
     Reporter& reporter_;
