@@ -162,7 +162,7 @@ std::optional<HumanRequest> request_of(const Ticket& ticket);
 
 /// How the board has chased the ticket's request (handoff service levels), for people:
 /// `reminded 2 times`, `escalated to carol`; empty when it has not.
-std::vector<std::string> handoff_chases(const Ticket& ticket);
+std::vector<std::string> handoff_chases(const TicketSummary& ticket);
 
 /// The request as one JSON object (`kind`, `handoff`, `asked_by`, `words`, `questions` with
 /// their options, `artifact`, `since`, `commands`).
@@ -200,7 +200,7 @@ std::string_view to_string(Standing::Kind kind);
 class Standings {
 public:
     Standings(const Catalog& catalog, const Policy& policy, UnixMillis now);
-    Standing of(const Ticket& ticket) const;
+    Standing of(const TicketSummary& ticket) const;
 
 private:
     const Catalog& catalog_;

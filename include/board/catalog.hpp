@@ -36,11 +36,9 @@ namespace board {
 
 /// One ticket as board-wide queries see it.
 struct CatalogEntry {
-    /// The folded ticket without its bulk: `description`, `notes`, `artifacts`,
-    /// `questions`, `last_session`, `last_run_ended_at` and `shipped` are left empty (`show`
-    /// reads the ticket itself); `run` keeps id, phase and start. Everything next_action()
-    /// and a standing read is kept, `branch` and `ship_owed` included.
-    Ticket ticket;
+    /// The folded ticket's summary; `show` reads the ticket itself for the rest. `run` keeps
+    /// id, phase and start.
+    TicketSummary ticket;
     int questions_pending = 0;
     int questions_total = 0;
     int notes = 0;
@@ -102,19 +100,19 @@ public:
     const CatalogEntry* find(std::string_view id) const;
 
     /// The ticket's status for people: an epic's derived completion shows it `done`.
-    Status shown_status(const Ticket& ticket) const;
+    Status shown_status(const TicketSummary& ticket) const;
     EpicProgress epic_progress(std::string_view epic_id) const;
     /// How the ticket relates to its epic (§7 order): none, in_flight, open, or done (an
     /// orphan; a parent that is not on the board counts as done).
-    EpicState epic_state(const Ticket& ticket) const;
+    EpicState epic_state(const TicketSummary& ticket) const;
     /// What next_action() needs of the rest of the board for `ticket`. A `blocked_by` id
     /// that is not on the board counts as not done: nothing runs past a blocker nobody can see.
-    BoardFacts facts_for(const Ticket& ticket) const;
+    BoardFacts facts_for(const TicketSummary& ticket) const;
     /// How many tickets each column holds and how many runs are in flight in each, for the
     /// whole board (`blockers_done` left true): count once, then ask per ticket.
     BoardFacts column_facts() const;
     /// Every `blocked_by` ticket is done (one not on the board is not).
-    bool blockers_done(const Ticket& ticket) const;
+    bool blockers_done(const TicketSummary& ticket) const;
 
     /// Tickets matching `filter`, in `next` order (comes_before).
     std::vector<const CatalogEntry*> list(const ListFilter& filter) const;
@@ -149,7 +147,6 @@ private:
     std::vector<const CatalogEntry*> in_next_order(std::vector<const CatalogEntry*> picked) const;
 
     std::vector<CatalogEntry> entries_;
-    std::unordered_map<std::string_view, std::size_t> by_id_;
     std::unordered_map<std::string_view, EpicProgress> epics_;   ///< by epic id, children only
     std::unordered_map<std::string_view, bool> epic_in_flight_;  ///< a child has a run
 };

@@ -107,7 +107,7 @@ struct Ship {
 
 using Action = std::variant<Idle, AwaitHuman, StartRun, Ship>;
 
-Action next_action(const Ticket& ticket, const Policy& policy, const BoardFacts& facts = {});
+Action next_action(const TicketSummary& ticket, const Policy& policy, const BoardFacts& facts = {});
 
 /// The earliest `timeout_at` among pending questions, when the daemon must wake for it.
 std::optional<UnixMillis> next_question_deadline(const Ticket& ticket);
@@ -117,15 +117,17 @@ std::vector<std::string> questions_due(const Ticket& ticket, UnixMillis now);
 
 /// When a reminder or an escalation of the ticket's handoff falls due under `policy`, the
 /// earliest of the two; nullopt when none ever will (the agent's turn, or no service level).
-std::optional<UnixMillis> next_handoff_deadline(const Ticket& ticket, const Policy& policy);
+std::optional<UnixMillis> next_handoff_deadline(const TicketSummary& ticket, const Policy& policy);
 
 /// The events the board owes the ticket's handoff at `now` (`handoff-reminded`,
 /// `handoff-escalated`), in that order; one reminder however long it has waited.
-std::vector<Payload> handoff_events_due(const Ticket& ticket, const Policy& policy, UnixMillis now);
+std::vector<Payload> handoff_events_due(const TicketSummary& ticket,
+                                        const Policy& policy,
+                                        UnixMillis now);
 
 /// Whether the ticket's request is for `person`: it awaits a kind whose `reviewers` name
 /// them or name no one, or it was escalated to them.
-bool is_for(const Ticket& ticket, const Policy& policy, std::string_view person);
+bool is_for(const TicketSummary& ticket, const Policy& policy, std::string_view person);
 
 /// How a ticket relates to an epic, for ordering (spec §7).
 enum class EpicState : std::uint8_t {
@@ -143,7 +145,7 @@ struct QueueKey {
     std::string_view id;
 };
 
-QueueKey queue_key(const Ticket& ticket, EpicState epic);
+QueueKey queue_key(const TicketSummary& ticket, EpicState epic);
 
 /// Strict weak order: true if `a` is taken before `b`.
 bool comes_before(const QueueKey& a, const QueueKey& b);

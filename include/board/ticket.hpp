@@ -285,10 +285,15 @@ private:
     std::unique_ptr<Slots> slots_;
 };
 
-struct Ticket {
+/// What board-wide queries read of a ticket: every field next_action(), queue_key(), a
+/// standing and `list` read. A Ticket is its summary plus its bulk, so a catalog of 10,000
+/// tickets holds summaries (about 60% of a Ticket's bytes) and the same functions decide on
+/// either. The only change from the ticket's fields is `run`'s policy, which a summary made by
+/// summarize() leaves at its default (a run's limits matter to the run's outcome, not to what
+/// a query shows).
+struct TicketSummary {
     std::string id;  ///< empty until the `created` event
     std::string title;
-    std::string description;
     TicketType type = TicketType::task;
     int priority = 2;
     std::vector<std::string> labels;
@@ -309,17 +314,11 @@ struct Ticket {
     std::vector<std::string> escalated_to;  ///< and to whom (empty: to whoever reads the board)
     std::optional<Awaiting> requires_;      ///< wire name `requires` (a C++20 keyword)
 
-    ArtifactSlots artifacts;
-    std::vector<Note> notes;
-    std::vector<Question> questions;
-
     int phase_attempts = 0;
     int phase_iterations = 0;
     UnixMillis phase_started_at = 0;
     std::optional<UnixMillis> last_failure_at;  ///< for retry backoff
     std::optional<Run> run;
-    UnixMillis last_run_ended_at = 0;  ///< when the last run finished or was interrupted
-    std::string last_session;          ///< the agent's own session id from its last run
     double cost_usd = 0.0;
     int runs_total = 0;
 
@@ -328,11 +327,23 @@ struct Ticket {
     std::string branch;
     /// Done with a branch not yet shipped: the daemon owes it a `shipped` (or `ship-failed`).
     bool ship_owed = false;
-    std::optional<Shipment> shipped;
 
     UnixMillis created_at = 0;
     UnixMillis updated_at = 0;
     std::int64_t seq = 0;
+
+    friend bool operator==(const TicketSummary&, const TicketSummary&) = default;
+};
+
+/// The whole ticket: its summary, and the bulk `show` reads and queries do not.
+struct Ticket : TicketSummary {
+    std::string description;
+    ArtifactSlots artifacts;
+    std::vector<Note> notes;
+    std::vector<Question> questions;
+    UnixMillis last_run_ended_at = 0;  ///< when the last run finished or was interrupted
+    std::string last_session;          ///< the agent's own session id from its last run
+    std::optional<Shipment> shipped;
 
     /// The reducer's lookup of `questions` by id: not state, not serialized, ignored by ==.
     detail::QuestionIndex question_index;

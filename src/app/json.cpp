@@ -49,7 +49,7 @@ void append_timestamp_field(std::string& out, std::string_view key, UnixMillis a
 }  // namespace
 
 void append_entry_json(std::string& out, const Catalog& catalog, const CatalogEntry& entry) {
-    const Ticket& t = entry.ticket;
+    const TicketSummary& t = entry.ticket;
     out += "{\"id\":";
     append_json_string(out, t.id);
     append_key(out, "title");

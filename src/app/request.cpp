@@ -24,7 +24,7 @@ std::optional<Artifact> artifact_to_judge(const Ticket& t) {
 
 }  // namespace
 
-std::vector<std::string> handoff_chases(const Ticket& t) {
+std::vector<std::string> handoff_chases(const TicketSummary& t) {
     std::vector<std::string> out;
     if (t.reminders > 0)
         out.push_back(fmt::format("reminded {} time{}", t.reminders, t.reminders == 1 ? "" : "s"));

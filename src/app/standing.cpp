@@ -22,7 +22,7 @@ Standing make(Kind kind, std::string turn, std::string why) {
 }
 
 /// What the ticket alone says, or nullopt when the rest of the board matters.
-std::optional<Standing> from_ticket(const Ticket& t) {
+std::optional<Standing> from_ticket(const TicketSummary& t) {
     if (t.status == Status::done) {
         if (t.ship_owed)
             return make(Kind::shipping,
@@ -84,7 +84,7 @@ Standings::Standings(const Catalog& catalog, const Policy& policy, UnixMillis no
     , now_(now)
     , counts_(catalog.column_facts()) {}
 
-Standing Standings::of(const Ticket& t) const {
+Standing Standings::of(const TicketSummary& t) const {
     if (t.type == TicketType::epic && catalog_.shown_status(t) == Status::done)
         return make(Kind::done, "-", "done: all its children are");
     if (auto alone = from_ticket(t)) return std::move(*alone);

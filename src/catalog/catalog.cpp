@@ -8,43 +8,24 @@
 
 namespace board {
 
+namespace {
+
+/// Where the entry with `id` is or would be in `entries`, which are in id order: the entries
+/// are their own index, with nothing to build per load or keep in step on a replace.
+template <class Entries>
+auto position_in(Entries& entries, std::string_view id) {
+    return std::lower_bound(
+        entries.begin(), entries.end(), id, [](const CatalogEntry& e, std::string_view key) {
+            return id_less(e.ticket.id, key);
+        });
+}
+
+}  // namespace
+
 CatalogEntry summarize(const Ticket& ticket) {
     CatalogEntry entry;
-    entry.ticket.id = ticket.id;
-    entry.ticket.title = ticket.title;
-    entry.ticket.type = ticket.type;
-    entry.ticket.priority = ticket.priority;
-    entry.ticket.labels = ticket.labels;
-    entry.ticket.parent = ticket.parent;
-    entry.ticket.blocked_by = ticket.blocked_by;
-    entry.ticket.status = ticket.status;
-    entry.ticket.resolution = ticket.resolution;
-    entry.ticket.awaiting = ticket.awaiting;
-    entry.ticket.handoff = ticket.handoff;
-    entry.ticket.awaiting_since = ticket.awaiting_since;
-    entry.ticket.reminders = ticket.reminders;
-    entry.ticket.reminded_at = ticket.reminded_at;
-    entry.ticket.escalated_at = ticket.escalated_at;
-    entry.ticket.escalated_to = ticket.escalated_to;
-    entry.ticket.requires_ = ticket.requires_;
-    entry.ticket.phase_attempts = ticket.phase_attempts;
-    entry.ticket.phase_iterations = ticket.phase_iterations;
-    entry.ticket.phase_started_at = ticket.phase_started_at;
-    entry.ticket.last_failure_at = ticket.last_failure_at;
-    if (ticket.run) {
-        Run run;
-        run.id = ticket.run->id;
-        run.phase = ticket.run->phase;
-        run.started_at = ticket.run->started_at;
-        entry.ticket.run = run;
-    }
-    entry.ticket.branch = ticket.branch;
-    entry.ticket.ship_owed = ticket.ship_owed;
-    entry.ticket.cost_usd = ticket.cost_usd;
-    entry.ticket.runs_total = ticket.runs_total;
-    entry.ticket.created_at = ticket.created_at;
-    entry.ticket.updated_at = ticket.updated_at;
-    entry.ticket.seq = ticket.seq;
+    entry.ticket = ticket;  // the summary part only
+    if (entry.ticket.run) entry.ticket.run->policy = RunPolicy{};
     entry.questions_total = static_cast<int>(ticket.questions.size());
     entry.questions_pending = static_cast<int>(
         std::count_if(ticket.questions.begin(), ticket.questions.end(), [](const Question& q) {
@@ -57,25 +38,19 @@ CatalogEntry summarize(const Ticket& ticket) {
 Catalog::Catalog(std::vector<CatalogEntry> entries)
     : entries_(std::move(entries)) {
     // Loads come in id order already (the index is written so); sorting 10,000 big entries
-    // would cost more than the load.
+    // would cost more than the load. In id order, find() is a binary search.
     const auto by_id = [](const CatalogEntry& a, const CatalogEntry& b) {
         return id_less(a.ticket.id, b.ticket.id);
     };
     if (!std::is_sorted(entries_.begin(), entries_.end(), by_id))
-        std::sort(entries_.begin(), entries_.end(), by_id);
-    by_id_.reserve(entries_.size());
-    for (std::size_t i = 0; i < entries_.size(); ++i) by_id_.emplace(entries_[i].ticket.id, i);
+        std::stable_sort(entries_.begin(), entries_.end(), by_id);
     index_epics();
 }
 
 bool Catalog::replace(CatalogEntry entry) {
-    const auto it = by_id_.find(entry.ticket.id);
-    if (it == by_id_.end()) return false;
-    const std::size_t at = it->second;
-    // The keys are views into the entries: re-key before the old strings go away.
-    by_id_.erase(it);
-    entries_[at] = std::move(entry);
-    by_id_.emplace(entries_[at].ticket.id, at);
+    const auto at = position_in(entries_, entry.ticket.id);
+    if (at == entries_.end() || at->ticket.id != entry.ticket.id) return false;
+    *at = std::move(entry);
     index_epics();
     return true;
 }
@@ -84,7 +59,7 @@ void Catalog::index_epics() {
     epics_.clear();
     epic_in_flight_.clear();
     for (const auto& e : entries_) {
-        const Ticket& t = e.ticket;
+        const TicketSummary& t = e.ticket;
         if (t.parent.empty()) continue;
         auto& progress = epics_[t.parent];
         ++progress.children;
@@ -99,8 +74,8 @@ void Catalog::index_epics() {
 }
 
 const CatalogEntry* Catalog::find(std::string_view id) const {
-    const auto it = by_id_.find(id);
-    return it == by_id_.end() ? nullptr : &entries_[it->second];
+    const auto at = position_in(entries_, id);
+    return at == entries_.end() || at->ticket.id != id ? nullptr : &*at;
 }
 
 EpicProgress Catalog::epic_progress(std::string_view epic_id) const {
@@ -111,12 +86,12 @@ EpicProgress Catalog::epic_progress(std::string_view epic_id) const {
     return none;
 }
 
-Status Catalog::shown_status(const Ticket& ticket) const {
+Status Catalog::shown_status(const TicketSummary& ticket) const {
     if (ticket.type == TicketType::epic && epic_progress(ticket.id).complete) return Status::done;
     return ticket.status;
 }
 
-EpicState Catalog::epic_state(const Ticket& ticket) const {
+EpicState Catalog::epic_state(const TicketSummary& ticket) const {
     if (ticket.parent.empty()) return EpicState::none;
     const CatalogEntry* epic = find(ticket.parent);
     if (!epic || epic_progress(ticket.parent).complete) return EpicState::done;
@@ -132,14 +107,14 @@ BoardFacts Catalog::column_facts() const {
     return facts;
 }
 
-BoardFacts Catalog::facts_for(const Ticket& ticket) const {
+BoardFacts Catalog::facts_for(const TicketSummary& ticket) const {
     // O(board): fine for one ticket; ready() counts the columns once for all of them.
     BoardFacts facts = column_facts();
     facts.blockers_done = blockers_done(ticket);
     return facts;
 }
 
-bool Catalog::blockers_done(const Ticket& ticket) const {
+bool Catalog::blockers_done(const TicketSummary& ticket) const {
     return std::all_of(
         ticket.blocked_by.begin(), ticket.blocked_by.end(), [&](const std::string& id) {
             const CatalogEntry* blocker = find(id);
@@ -148,7 +123,7 @@ bool Catalog::blockers_done(const Ticket& ticket) const {
 }
 
 bool Catalog::matches(const CatalogEntry& entry, const NextFilter& filter) const {
-    const Ticket& t = entry.ticket;
+    const TicketSummary& t = entry.ticket;
     if (!filter.epic.empty() && t.parent != filter.epic) return false;
     if (filter.standalone && !t.parent.empty()) return false;
     if (filter.orphan && epic_state(t) != EpicState::done) return false;
@@ -173,7 +148,7 @@ std::vector<const CatalogEntry*> Catalog::list(const ListFilter& filter) const {
         filter.statuses.end();
     std::vector<const CatalogEntry*> picked;
     for (const auto& e : entries_) {
-        const Ticket& t = e.ticket;
+        const TicketSummary& t = e.ticket;
         const Status status = shown_status(t);
         if (!filter.statuses.empty() &&
             std::find(filter.statuses.begin(), filter.statuses.end(), status) ==
@@ -203,7 +178,7 @@ std::vector<const CatalogEntry*> Catalog::ready(const Policy& policy,
     const BoardFacts board_facts = column_facts();
     std::vector<const CatalogEntry*> picked;
     for (const auto& e : entries_) {
-        const Ticket& t = e.ticket;
+        const TicketSummary& t = e.ticket;
         // Cheap refusals first: next_action() would say the same, without the blocker lookups.
         if (t.status == Status::done || t.awaiting || t.run || t.type == TicketType::epic) continue;
         if (!matches(e, filter)) continue;
@@ -223,7 +198,7 @@ std::vector<const CatalogEntry*> Catalog::awaiting_human(std::span<const Awaitin
                                                          const NextFilter& filter) const {
     std::vector<const CatalogEntry*> picked;
     for (const auto& e : entries_) {
-        const Ticket& t = e.ticket;
+        const TicketSummary& t = e.ticket;
         if (!t.awaiting) continue;
         if (!types.empty() && std::find(types.begin(), types.end(), *t.awaiting) == types.end())
             continue;

@@ -151,7 +151,7 @@ constexpr std::size_t field_count = 37;
 }  // namespace
 
 void append_line(std::string& out, const IndexLine& line) {
-    const Ticket& t = line.entry.ticket;
+    const TicketSummary& t = line.entry.ticket;
     out += t.id;  // a valid id never needs escaping
     fmt::format_to(std::back_inserter(out),
                    "\t{}\t{}\t{}\t{}\t",
@@ -224,7 +224,7 @@ bool parse_line_into(std::string_view text, LogIdentity& log, CatalogEntry& entr
     }
     if (n != field_count) return false;
 
-    Ticket& t = entry.ticket;
+    TicketSummary& t = entry.ticket;
     if (!is_valid_ticket_id(f[0])) return false;
     t.id.assign(f[0]);
     bool ok = read_number(f[1], log.inode) && read_number(f[2], log.size) &&

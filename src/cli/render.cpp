@@ -125,7 +125,7 @@ std::string render(const Table& table, bool colour) {
 std::string turn_of(const Catalog& catalog,
                     const CatalogEntry& entry,
                     const app::Standings* standings) {
-    const Ticket& t = entry.ticket;
+    const TicketSummary& t = entry.ticket;
     if (standings) return standings->of(t).turn;
     if (catalog.shown_status(t) == Status::done) return "-";
     if (t.awaiting) return std::string{to_string(*t.awaiting)};
@@ -146,7 +146,7 @@ std::string entries_table(const app::Picked& picked, bool colour) {
     table.header = {"ID", "STATUS", "TURN", "P", "TYPE", "TITLE"};
     table.rows.reserve(picked.entries.size());
     for (const auto* e : picked.entries) {
-        const Ticket& t = e->ticket;
+        const TicketSummary& t = e->ticket;
         const Status shown = catalog.shown_status(t);
         std::string turn = turn_of(catalog, *e, standings ? &*standings : nullptr);
         std::string title = t.title;

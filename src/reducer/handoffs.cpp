@@ -40,12 +40,12 @@ std::optional<Rejection> may_record(const Ticket& t,
     return std::nullopt;
 }
 
-std::optional<UnixMillis> reminder_due(const Ticket& t, const HandoffPolicy& p) {
+std::optional<UnixMillis> reminder_due(const TicketSummary& t, const HandoffPolicy& p) {
     if (p.remind_after_ms <= 0) return std::nullopt;
     return (t.reminders == 0 ? t.awaiting_since : t.reminded_at) + p.remind_after_ms;
 }
 
-std::optional<UnixMillis> escalation_due(const Ticket& t, const HandoffPolicy& p) {
+std::optional<UnixMillis> escalation_due(const TicketSummary& t, const HandoffPolicy& p) {
     if (p.escalate_after_ms <= 0 || t.escalated_at != 0) return std::nullopt;
     return t.awaiting_since + p.escalate_after_ms;
 }
@@ -96,7 +96,7 @@ Outcome apply(Ticket& t, const Event& e, const HandoffEscalated& x) {
 
 }  // namespace handlers
 
-std::optional<UnixMillis> next_handoff_deadline(const Ticket& ticket, const Policy& policy) {
+std::optional<UnixMillis> next_handoff_deadline(const TicketSummary& ticket, const Policy& policy) {
     if (!ticket.awaiting) return std::nullopt;
     const HandoffPolicy& p = policy.handoff(*ticket.awaiting);
     const auto remind = reminder_due(ticket, p);
@@ -105,7 +105,7 @@ std::optional<UnixMillis> next_handoff_deadline(const Ticket& ticket, const Poli
     return remind ? remind : escalate;
 }
 
-std::vector<Payload> handoff_events_due(const Ticket& ticket,
+std::vector<Payload> handoff_events_due(const TicketSummary& ticket,
                                         const Policy& policy,
                                         UnixMillis now) {
     std::vector<Payload> out;
@@ -119,7 +119,7 @@ std::vector<Payload> handoff_events_due(const Ticket& ticket,
     return out;
 }
 
-bool is_for(const Ticket& ticket, const Policy& policy, std::string_view person) {
+bool is_for(const TicketSummary& ticket, const Policy& policy, std::string_view person) {
     if (!ticket.awaiting) return false;
     const auto names = [&](const std::vector<std::string>& list) {
         return std::find(list.begin(), list.end(), person) != list.end();

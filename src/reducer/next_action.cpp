@@ -36,7 +36,7 @@ std::optional<Status> phase_to_run(Status status, const Policy& policy) {
     }
 }
 
-UnixMillis retry_not_before(const Ticket& t, const Policy& policy) {
+UnixMillis retry_not_before(const TicketSummary& t, const Policy& policy) {
     if (!t.last_failure_at || t.phase_attempts <= 0) return 0;
     UnixMillis delay = policy.retry_backoff_ms;
     for (int i = 1; i < t.phase_attempts && delay < policy.retry_backoff_max_ms; ++i) delay *= 2;
@@ -45,7 +45,7 @@ UnixMillis retry_not_before(const Ticket& t, const Policy& policy) {
 
 }  // namespace
 
-Action next_action(const Ticket& ticket, const Policy& policy, const BoardFacts& facts) {
+Action next_action(const TicketSummary& ticket, const Policy& policy, const BoardFacts& facts) {
     if (ticket.status == Status::done)
         return ticket.ship_owed ? Action{Ship{ticket.branch}} : Action{Idle{IdleReason::done}};
     if (ticket.type == TicketType::epic) return Idle{IdleReason::epic};
@@ -89,7 +89,7 @@ std::vector<std::string> questions_due(const Ticket& ticket, UnixMillis now) {
     return due;
 }
 
-QueueKey queue_key(const Ticket& ticket, EpicState epic) {
+QueueKey queue_key(const TicketSummary& ticket, EpicState epic) {
     return QueueKey{ticket.priority,
                     ticket.parent.empty() ? EpicState::none : epic,
                     ticket.created_at,
