@@ -122,9 +122,27 @@ std::pair<std::string_view, std::uint64_t> split_id(std::string_view id) {
     return {id.substr(0, dash), number};
 }
 
+/// True if `id` has a dash at `dash` and only digits after it.
+bool digits_after(std::string_view id, std::size_t dash) {
+    // More digits than 18 may not fit the number the slow path parses.
+    if (dash == std::string_view::npos || dash + 1 >= id.size() || id.size() - dash - 1 > 18)
+        return false;
+    return std::all_of(id.begin() + static_cast<std::ptrdiff_t>(dash) + 1, id.end(), [](char c) {
+        return c >= '0' && c <= '9';
+    });
+}
+
 }  // namespace
 
 bool id_less(std::string_view a, std::string_view b) {
+    // Two ids of one length with the dash at one place and digits after it order as their
+    // text: prefixes of one length first, then digit strings of one length, which order as
+    // their numbers. Most pairs on a board are such (sorting, binary search), and need no
+    // number parsed.
+    if (a.size() == b.size()) {
+        const auto dash = a.rfind('-');
+        if (dash == b.rfind('-') && digits_after(a, dash) && digits_after(b, dash)) return a < b;
+    }
     const auto [prefix_a, number_a] = split_id(a);
     const auto [prefix_b, number_b] = split_id(b);
     if (prefix_a != prefix_b) return prefix_a < prefix_b;

@@ -145,6 +145,27 @@ TEST_CASE("ids order by number, not text", "[next][order]") {
     CHECK(id_less("ABC-99", "PROJ-1"));
 }
 
+TEST_CASE("ids of one length and of different lengths agree on one order", "[next][order]") {
+    // Prefix first, then number; one number written two ways orders by its text.
+    const std::vector<std::string> in_order{"A-1",
+                                            "A-2",
+                                            "A-10",
+                                            "AB-1",
+                                            "AB-07",
+                                            "AB-7",
+                                            "AB-08",
+                                            "AB-9",
+                                            "AB-010",
+                                            "AB-10",
+                                            "PROJ-99",
+                                            "PROJ-100"};
+    for (std::size_t i = 0; i < in_order.size(); ++i)
+        for (std::size_t j = 0; j < in_order.size(); ++j) {
+            INFO(in_order[i] << " against " << in_order[j]);
+            CHECK(id_less(in_order[i], in_order[j]) == (i < j));
+        }
+}
+
 TEST_CASE("WIP limits also cap the agents working a column a gate filled", "[next]") {
     BoardFacts facts;
     facts.in_status[static_cast<std::size_t>(Status::implementing)] = 3;  // over the limit of 2
