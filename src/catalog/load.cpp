@@ -110,13 +110,20 @@ std::optional<CatalogEntry> fold_entry(const fs::path& tickets,
     return summarize(ok.ticket);
 }
 
+/// One index line as this load finds it, beside its entry.
+struct LineState {
+    std::string_view text;  ///< the line in the index's mapping; empty for one made by a fold
+    LogIdentity recorded;   ///< the log's identity the line was made from
+    LogIdentity seen;       ///< the log's identity now, when `found`
+    bool found = false;     ///< the log exists
+};
+
 /// Writes the index: its header with `checked_before`, then one line per entry in id order. A line
-/// whose text from the index being replaced is still at hand (`texts[i]` not empty) is copied as it
-/// is. A board on a read-only disk still lists: the index is only a cache.
+/// whose text from the index being replaced is still at hand is copied as it is. A board on a
+/// read-only disk still lists: the index is only a cache.
 void write_index(const fs::path& tickets,
                  const std::vector<CatalogEntry>& entries,
-                 const std::vector<LogIdentity>& identities,
-                 const std::vector<std::string_view>& texts,
+                 const std::vector<LineState>& lines,
                  std::int64_t checked_before) {
     std::vector<std::size_t> order(entries.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -132,12 +139,12 @@ void write_index(const fs::path& tickets,
     text += '\n';
     IndexLine line;
     for (const std::size_t i : order) {
-        if (!texts[i].empty()) {
-            text += texts[i];
+        if (!lines[i].text.empty()) {
+            text += lines[i].text;
             text += '\n';
             continue;
         }
-        line.log = identities[i];
+        line.log = lines[i].recorded;
         line.entry = entries[i];
         catalog_index::append_line(text, line);
     }
@@ -145,36 +152,32 @@ void write_index(const fs::path& tickets,
 }
 
 /// Keeps the index lines `i` for which `keep(i, kept so far)` holds, in order, in place (the
-/// entries, their log identities and their texts side by side).
+/// entries and their lines side by side).
 template <class Keep>
-void keep_lines(std::vector<CatalogEntry>& entries,
-                std::vector<LogIdentity>& identities,
-                std::vector<std::string_view>& texts,
-                Keep keep) {
+void keep_lines(std::vector<CatalogEntry>& entries, std::vector<LineState>& lines, Keep keep) {
     std::size_t kept = 0;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         if (!keep(i, kept)) continue;
         if (kept != i) {
             entries[kept] = std::move(entries[i]);
-            identities[kept] = identities[i];
-            texts[kept] = texts[i];
+            lines[kept] = lines[i];
         }
         ++kept;
     }
     entries.resize(kept);
-    identities.resize(kept);
-    texts.resize(kept);
+    lines.resize(kept);
 }
 
-/// Parses the index's ticket lines into `entries`, `identities` and `lines` (their text), in
-/// file order, on two threads for a big board (into slots made beforehand, so nothing moves).
-/// A line that does not parse, or does not come strictly after the one kept before it in id
-/// order (each ticket has at most one line), is dropped: its ticket is folded from its log.
-/// Returns true if any line was dropped or the last one is torn.
+/// Parses the index's ticket lines into `entries` and `lines`, in file order, and stats each
+/// one's log (`tickets_fd`-relative) while its id is at hand: one pass, on two threads for a
+/// big board (into slots made beforehand, so nothing moves). A line that does not parse, or
+/// does not come strictly after the one kept before it in id order (each ticket has at most
+/// one line), is dropped: its ticket is folded from its log. Returns true if any line was
+/// dropped or the last one is torn.
 bool parse_index_lines(std::string_view body,
+                       int tickets_fd,
                        std::vector<CatalogEntry>& entries,
-                       std::vector<LogIdentity>& identities,
-                       std::vector<std::string_view>& lines) {
+                       std::vector<LineState>& lines) {
     bool dropped = false;
     lines.reserve(body.size() / 160 + 16);
     const char* at = body.data();
@@ -186,19 +189,28 @@ bool parse_index_lines(std::string_view body,
             dropped = true;  // a torn index: rebuild what is missing
             break;
         }
-        lines.emplace_back(at, static_cast<std::size_t>(newline - at));
+        lines.push_back(LineState{{at, static_cast<std::size_t>(newline - at)}, {}, {}, false});
         at = newline + 1;
     }
     const std::size_t count = lines.size();
     entries.reserve(count + 64);
     entries.resize(count);
-    identities.resize(count);
     std::vector<char> parsed(count, 0);
     in_halves(count, [&](std::size_t from, std::size_t to) {
-        for (std::size_t i = from; i < to; ++i)
-            parsed[i] = catalog_index::parse_line_into(lines[i], identities[i], entries[i]) ? 1 : 0;
+        std::string path;
+        path.reserve(64);
+        for (std::size_t i = from; i < to; ++i) {
+            LineState& line = lines[i];
+            if (!catalog_index::parse_line_into(line.text, line.recorded, entries[i])) continue;
+            parsed[i] = 1;
+            struct stat st {};
+            if (::fstatat(tickets_fd, log_path_of(entries[i].ticket.id, path), &st, 0) != 0)
+                continue;
+            line.found = true;
+            line.seen = identity_of(st);
+        }
     });
-    keep_lines(entries, identities, lines, [&](std::size_t i, std::size_t kept) {
+    keep_lines(entries, lines, [&](std::size_t i, std::size_t kept) {
         const bool keep =
             parsed[i] && (kept == 0 || id_less(entries[kept - 1].ticket.id, entries[i].ticket.id));
         dropped = dropped || !keep;
@@ -256,10 +268,10 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
             fmt::format("cannot read {}: {}", tickets.string(), std::strerror(errno))};
 
     // What the index says, parsed in place in its (id) order into the vector the catalog will
-    // own; `texts` are the lines in the mapping, copied as they are when the index is rewritten.
+    // own, each line beside its state: its text in the mapping (copied as it is when the index
+    // is rewritten) and its log's identity then and now.
     std::vector<CatalogEntry> entries;
-    std::vector<LogIdentity> identities;
-    std::vector<std::string_view> texts;
+    std::vector<LineState> lines;
     const MappedFile index_file{tickets_fd.get(), index_file_name};
 
     // Which folders of tickets/ are named like tickets, listed on a thread of its own while the
@@ -302,6 +314,14 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
         listing = std::async(std::launch::deferred, list_ticket_names);
     }
 
+    // Read before any log is statted: a log changed after its stat has a ctime at or after it.
+    const std::int64_t checked_before = file_times_from_now_ns();
+
+    // 1. Every indexed ticket's log, statted as its line is parsed and checked against the
+    //    line. A line is believed only while its log's inode, size and ctime are what the line
+    //    records, and only if that ctime is before the time the index was checked under: a log
+    //    changed in the same clock tick as it was statted (git's "racily clean" entries) could
+    //    differ with the same identity, so it is folded again.
     bool index_dirty = !index_file.opened();
     std::int64_t index_checked_before = 0;  // no line changed at or after it is believed
     if (index_file.opened()) {
@@ -318,40 +338,20 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
             index_dirty = true;  // another version's index, or not an index: rebuilt whole
         } else {
             body.remove_prefix(header_end + 1);
-            if (parse_index_lines(body, entries, identities, texts)) index_dirty = true;
+            if (parse_index_lines(body, tickets_fd.get(), entries, lines)) index_dirty = true;
         }
     }
-    // Read before any log is statted: a log changed after its stat has a ctime at or after it.
-    const std::int64_t checked_before = file_times_from_now_ns();
-
-    // 1. Every indexed ticket's log, statted (on two threads for a big board) and checked
-    //    against its line. A line is believed only while its log's inode, size and ctime are
-    //    what the line records, and only if that ctime is before the time the index was
-    //    checked under: a log changed in the same clock tick as it was statted (git's "racily
-    //    clean" entries) could differ with the same identity, so it is folded again.
-    std::vector<char> found(entries.size(), 0);  // the log exists (current or not)
-    std::vector<LogIdentity> seen(entries.size());
-    in_halves(entries.size(), [&](std::size_t from, std::size_t to) {
-        std::string path;
-        path.reserve(64);
-        for (std::size_t i = from; i < to; ++i) {
-            struct stat st {};
-            if (::fstatat(tickets_fd.get(), log_path_of(entries[i].ticket.id, path), &st, 0) != 0)
-                continue;
-            found[i] = 1;
-            seen[i] = identity_of(st);
-        }
-    });
     std::vector<char> current(entries.size(), 0);
     std::vector<ToFold> pending;
     std::size_t present = 0;
     for (std::size_t i = 0; i < entries.size(); ++i) {
-        if (!found[i]) continue;
+        const LineState& line = lines[i];
+        if (!line.found) continue;
         ++present;
-        if (identities[i] == seen[i] && seen[i].ctime_ns < index_checked_before)
+        if (line.recorded == line.seen && line.seen.ctime_ns < index_checked_before)
             current[i] = 1;
         else
-            pending.push_back(ToFold{entries[i].ticket.id, seen[i]});
+            pending.push_back(ToFold{entries[i].ticket.id, line.seen});
     }
 
     // 2. Tickets the index does not know. Each indexed ticket found in step 1 is a folder of
@@ -372,7 +372,8 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
         for (std::size_t i = 0; i < entries.size(); ++i) position.emplace(entries[i].ticket.id, i);
         std::string log;
         for (const std::string& name : names) {
-            if (const auto it = position.find(name); it != position.end() && found[it->second])
+            if (const auto it = position.find(name);
+                it != position.end() && lines[it->second].found)
                 continue;  // seen in step 1
 
             struct stat st {};
@@ -387,22 +388,18 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
     load.rebuilt = static_cast<int>(folded.size());
     if (!pending.empty() || std::find(current.begin(), current.end(), 0) != current.end()) {
         index_dirty = true;  // tickets gone, changed or left out: drop their old lines
-        keep_lines(entries, identities, texts, [&](std::size_t i, std::size_t) {
-            return current[i] != 0;
-        });
+        keep_lines(entries, lines, [&](std::size_t i, std::size_t) { return current[i] != 0; });
     }
     // One allocation of the final size: growing by doubling held two copies of a big board.
     if (!folded.empty()) {
         entries.reserve(entries.size() + folded.size());
-        identities.reserve(entries.capacity());
-        texts.reserve(entries.capacity());
+        lines.reserve(entries.capacity());
     }
     for (auto& line : folded) {
         entries.push_back(std::move(line.entry));
-        identities.push_back(line.log);
-        texts.emplace_back();
+        lines.push_back(LineState{{}, line.log, line.log, true});
     }
-    if (index_dirty) write_index(tickets, entries, identities, texts, checked_before);
+    if (index_dirty) write_index(tickets, entries, lines, checked_before);
     load.catalog = Catalog{std::move(entries)};
     return load;
 }
