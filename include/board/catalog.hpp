@@ -143,7 +143,9 @@ public:
 
 private:
     bool matches(const CatalogEntry& entry, const NextFilter& filter) const;
-    void index_epics();  ///< epics_ and epic_in_flight_ from entries_
+    /// epics_ and epic_in_flight_ from entries_, in the same pass as a check of their id
+    /// order when `check_order`: false, with nothing indexed, when they are out of order.
+    bool index_epics(bool check_order);
     std::vector<const CatalogEntry*> in_next_order(std::vector<const CatalogEntry*> picked) const;
 
     std::vector<CatalogEntry> entries_;

@@ -37,29 +37,35 @@ CatalogEntry summarize(const Ticket& ticket) {
 
 Catalog::Catalog(std::vector<CatalogEntry> entries)
     : entries_(std::move(entries)) {
-    // Loads come in id order already (the index is written so); sorting 10,000 big entries
-    // would cost more than the load. In id order, find() is a binary search.
+    // Loads come in id order already (the index is written so): the order is checked in the
+    // pass that counts the epics, and only entries out of it are sorted (sorting 10,000 big
+    // entries would cost more than the load). In id order, find() is a binary search.
     const auto by_id = [](const CatalogEntry& a, const CatalogEntry& b) {
         return id_less(a.ticket.id, b.ticket.id);
     };
-    if (!std::is_sorted(entries_.begin(), entries_.end(), by_id))
-        std::stable_sort(entries_.begin(), entries_.end(), by_id);
-    index_epics();
+    if (index_epics(true)) return;
+    std::stable_sort(entries_.begin(), entries_.end(), by_id);
+    index_epics(false);
 }
 
 bool Catalog::replace(CatalogEntry entry) {
     const auto at = position_in(entries_, entry.ticket.id);
     if (at == entries_.end() || at->ticket.id != entry.ticket.id) return false;
     *at = std::move(entry);
-    index_epics();
+    index_epics(false);
     return true;
 }
 
-void Catalog::index_epics() {
+bool Catalog::index_epics(bool check_order) {
     epics_.clear();
     epic_in_flight_.clear();
-    for (const auto& e : entries_) {
-        const TicketSummary& t = e.ticket;
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+        const TicketSummary& t = entries_[i].ticket;
+        if (check_order && i > 0 && id_less(t.id, entries_[i - 1].ticket.id)) {
+            epics_.clear();
+            epic_in_flight_.clear();
+            return false;
+        }
         if (t.parent.empty()) continue;
         auto& progress = epics_[t.parent];
         ++progress.children;
@@ -71,6 +77,7 @@ void Catalog::index_epics() {
         const bool closed = epic && epic->ticket.status == Status::done;
         progress.complete = closed || (progress.children > 0 && progress.done == progress.children);
     }
+    return true;
 }
 
 const CatalogEntry* Catalog::find(std::string_view id) const {

@@ -211,6 +211,38 @@ TEST_CASE("an epic is done when all its children are, derived not stored", "[cat
     CHECK_FALSE(childless.epic_progress("P-1").complete);
 }
 
+TEST_CASE("a catalog built from tickets out of id order answers as one built in order",
+          "[catalog][order]") {
+    Ticket epic = make("P-10");
+    epic.type = TicketType::epic;
+    Ticket done_child = make("P-2");
+    done_child.parent = "P-10";
+    done_child.status = Status::done;
+    Ticket busy_child = make("P-30");
+    busy_child.parent = "P-10";
+    busy_child.status = Status::research;
+    busy_child.run = running(Status::research);
+    Ticket blocked = make("P-4");
+    blocked.blocked_by = {"P-30"};
+
+    const auto in_order = catalog_of({done_child, blocked, epic, busy_child});
+    const auto shuffled = catalog_of({busy_child, epic, done_child, blocked});
+    const std::vector<std::string> expected{"P-2", "P-4", "P-10", "P-30"};
+    std::vector<std::string> shuffled_ids;
+    for (const auto& e : shuffled.entries()) shuffled_ids.push_back(e.ticket.id);
+    CHECK(shuffled_ids == expected);
+    for (const auto& id : expected) {
+        REQUIRE(shuffled.find(id) != nullptr);
+        CHECK(shuffled.find(id)->ticket.id == id);
+    }
+    CHECK(shuffled.find("P-3") == nullptr);
+    CHECK(shuffled.epic_progress("P-10").children == 2);
+    CHECK(shuffled.epic_progress("P-10").done == 1);
+    CHECK(shuffled.epic_state(busy_child) == EpicState::in_flight);
+    CHECK_FALSE(shuffled.blockers_done(blocked));
+    CHECK(ids(shuffled.list({})) == ids(in_order.list({})));
+}
+
 TEST_CASE("blocked_by and parent are validated against the board", "[catalog][validate]") {
     Ticket a = make("P-1");
     Ticket b = make("P-2");
