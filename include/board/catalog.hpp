@@ -143,14 +143,21 @@ public:
 
 private:
     bool matches(const CatalogEntry& entry, const NextFilter& filter) const;
-    /// epics_ and epic_in_flight_ from entries_, in the same pass as a check of their id
+    /// epics_ from entries_, in the same pass as a check of their id
     /// order when `check_order`: false, with nothing indexed, when they are out of order.
     bool index_epics(bool check_order);
     std::vector<const CatalogEntry*> in_next_order(std::vector<const CatalogEntry*> picked) const;
 
     std::vector<CatalogEntry> entries_;
-    std::unordered_map<std::string_view, EpicProgress> epics_;   ///< by epic id, children only
-    std::unordered_map<std::string_view, bool> epic_in_flight_;  ///< a child has a run
+
+    /// What a ticket's epic_state() needs of its parent, in one lookup.
+    struct EpicFacts {
+        EpicProgress progress;
+        bool on_board = false;   ///< the parent is a ticket of this catalog
+        bool in_flight = false;  ///< a child has a run
+    };
+
+    std::unordered_map<std::string_view, EpicFacts> epics_;  ///< by every parent a ticket names
 };
 
 // ---------------------------------------------------------------------------------------------

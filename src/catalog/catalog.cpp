@@ -58,23 +58,23 @@ bool Catalog::replace(CatalogEntry entry) {
 
 bool Catalog::index_epics(bool check_order) {
     epics_.clear();
-    epic_in_flight_.clear();
     for (std::size_t i = 0; i < entries_.size(); ++i) {
         const TicketSummary& t = entries_[i].ticket;
         if (check_order && i > 0 && id_less(t.id, entries_[i - 1].ticket.id)) {
             epics_.clear();
-            epic_in_flight_.clear();
             return false;
         }
         if (t.parent.empty()) continue;
-        auto& progress = epics_[t.parent];
-        ++progress.children;
-        if (t.status == Status::done) ++progress.done;
-        if (t.run) epic_in_flight_[t.parent] = true;
+        auto& facts = epics_[t.parent];
+        ++facts.progress.children;
+        if (t.status == Status::done) ++facts.progress.done;
+        if (t.run) facts.in_flight = true;
     }
-    for (auto& [epic_id, progress] : epics_) {
+    for (auto& [epic_id, facts] : epics_) {
         const CatalogEntry* epic = find(epic_id);
+        facts.on_board = epic != nullptr;
         const bool closed = epic && epic->ticket.status == Status::done;
+        EpicProgress& progress = facts.progress;
         progress.complete = closed || (progress.children > 0 && progress.done == progress.children);
     }
     return true;
@@ -86,7 +86,7 @@ const CatalogEntry* Catalog::find(std::string_view id) const {
 }
 
 EpicProgress Catalog::epic_progress(std::string_view epic_id) const {
-    if (const auto it = epics_.find(epic_id); it != epics_.end()) return it->second;
+    if (const auto it = epics_.find(epic_id); it != epics_.end()) return it->second.progress;
     EpicProgress none;
     const CatalogEntry* epic = find(epic_id);
     none.complete = epic && epic->ticket.status == Status::done;
@@ -100,9 +100,15 @@ Status Catalog::shown_status(const TicketSummary& ticket) const {
 
 EpicState Catalog::epic_state(const TicketSummary& ticket) const {
     if (ticket.parent.empty()) return EpicState::none;
-    const CatalogEntry* epic = find(ticket.parent);
-    if (!epic || epic_progress(ticket.parent).complete) return EpicState::done;
-    return epic_in_flight_.count(ticket.parent) ? EpicState::in_flight : EpicState::open;
+    const auto it = epics_.find(ticket.parent);
+    if (it == epics_.end()) {
+        // A ticket from outside the catalog, naming a parent no ticket here names.
+        const CatalogEntry* epic = find(ticket.parent);
+        return !epic || epic->ticket.status == Status::done ? EpicState::done : EpicState::open;
+    }
+    const EpicFacts& epic = it->second;
+    if (!epic.on_board || epic.progress.complete) return EpicState::done;
+    return epic.in_flight ? EpicState::in_flight : EpicState::open;
 }
 
 BoardFacts Catalog::column_facts() const {
