@@ -286,11 +286,10 @@ private:
 };
 
 /// What board-wide queries read of a ticket: every field next_action(), queue_key(), a
-/// standing and `list` read. A Ticket is its summary plus its bulk, so a catalog of 10,000
-/// tickets holds summaries (about 60% of a Ticket's bytes) and the same functions decide on
-/// either. The only change from the ticket's fields is `run`'s policy, which a summary made by
-/// summarize() leaves at its default (a run's limits matter to the run's outcome, not to what
-/// a query shows).
+/// standing and `list` read. A Ticket is its summary plus its bulk, so a catalog of a big
+/// board holds summaries and the same functions decide on either. A summary made by
+/// summarize() leaves `run`'s policy at its default: a run's limits matter to its outcome,
+/// not to what a query shows.
 struct TicketSummary {
     std::string id;  ///< empty until the `created` event
     std::string title;
