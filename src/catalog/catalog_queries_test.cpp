@@ -184,16 +184,9 @@ TEST_CASE("list filters, and done tickets only when asked for", "[catalog][list]
 }
 
 TEST_CASE("an epic is done when all its children are, derived not stored", "[catalog][epic]") {
-    Ticket epic = make("P-1");
-    epic.type = TicketType::epic;
-    Ticket a = make("P-2");
-    a.parent = "P-1";
-    a.status = Status::done;
-    Ticket b = make("P-3");
-    b.parent = "P-1";
-    Ticket orphan_to_be = make("P-4");
-    orphan_to_be.parent = "P-1";
-    orphan_to_be.status = Status::done;
+    const Ticket epic = make_epic("P-1");
+    const Ticket a = child_of("P-1", "P-2", Status::done);
+    Ticket b = child_of("P-1", "P-3");
 
     const auto open = catalog_of({epic, a, b});
     CHECK(open.epic_progress("P-1").children == 2);
@@ -213,14 +206,9 @@ TEST_CASE("an epic is done when all its children are, derived not stored", "[cat
 
 TEST_CASE("a catalog built from tickets out of id order answers as one built in order",
           "[catalog][order]") {
-    Ticket epic = make("P-10");
-    epic.type = TicketType::epic;
-    Ticket done_child = make("P-2");
-    done_child.parent = "P-10";
-    done_child.status = Status::done;
-    Ticket busy_child = make("P-30");
-    busy_child.parent = "P-10";
-    busy_child.status = Status::research;
+    const Ticket epic = make_epic("P-10");
+    const Ticket done_child = child_of("P-10", "P-2", Status::done);
+    Ticket busy_child = child_of("P-10", "P-30", Status::research);
     busy_child.run = running(Status::research);
     Ticket blocked = make("P-4");
     blocked.blocked_by = {"P-30"};

@@ -18,6 +18,19 @@ inline Ticket make(std::string id, int priority = 2, UnixMillis created_at = 0) 
     return t;
 }
 
+inline Ticket make_epic(std::string id) {
+    Ticket t = make(std::move(id));
+    t.type = TicketType::epic;
+    return t;
+}
+
+inline Ticket child_of(std::string parent, std::string id, Status status = Status::backlog) {
+    Ticket t = make(std::move(id));
+    t.parent = std::move(parent);
+    t.status = status;
+    return t;
+}
+
 inline Run running(Status phase) {
     Run run;
     run.id = "r1";

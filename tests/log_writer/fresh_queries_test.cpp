@@ -68,6 +68,13 @@ TEST_CASE("a load never misses a note acknowledged before it started", "[catalog
     void* shared = ::mmap(
         nullptr, sizeof(Acknowledged), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     REQUIRE(shared != MAP_FAILED);
+
+    struct Unmap {
+        void* at;
+
+        ~Unmap() { ::munmap(at, sizeof(Acknowledged)); }
+    } unmap{shared};  // after the writers are reaped (below)
+
     auto* acked = new (shared) Acknowledged{};
     const auto notes_acked = [&](int t) {
         return std::atomic_ref<std::int64_t>{acked->notes[t]}.load();
@@ -107,13 +114,33 @@ TEST_CASE("a load never misses a note acknowledged before it started", "[catalog
         children.push_back(pid);
     }
 
+    // However this loop ends (a failed REQUIRE too), the writers are told to stop and reaped
+    // before the board's folder goes; each one's exit status says whether all its writes
+    // committed.
+    std::vector<int> statuses(children.size(), -1);
+
+    struct StopWriters {
+        Acknowledged* acked;
+        std::vector<pid_t>& children;
+        std::vector<int>& statuses;
+
+        ~StopWriters() {
+            std::atomic_ref<std::int64_t>{acked->loads}.store(loads_wanted);
+            for (std::size_t c = 0; c < children.size(); ++c)
+                if (statuses[c] == -1) ::waitpid(children[c], &statuses[c], 0);
+        }
+    } stop_writers{acked, children, statuses};
+
     int loads = 0;
     int stale = 0;
     bool writing = true;
     while (writing) {
         writing = false;
-        for (const pid_t pid : children)
-            if (::waitpid(pid, nullptr, WNOHANG) == 0) writing = true;
+        for (std::size_t c = 0; c < children.size(); ++c)
+            if (statuses[c] == -1 && ::waitpid(children[c], &statuses[c], WNOHANG) == 0) {
+                statuses[c] = -1;
+                writing = true;
+            }
         std::int64_t before[tickets];
         for (int t = 0; t < tickets; ++t) before[t] = notes_acked(t);
         auto loaded = load_catalog(board.path());
@@ -133,6 +160,7 @@ TEST_CASE("a load never misses a note acknowledged before it started", "[catalog
     }
     CHECK(loads >= loads_wanted);
     CHECK(stale == 0);
+    for (const int status : statuses) CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
 
     // Once every writer is done, a load shows every note, and (the writes' clock tick past)
     // the next one trusts the index.
@@ -148,5 +176,4 @@ TEST_CASE("a load never misses a note acknowledged before it started", "[catalog
     CHECK(written >= writers * notes_each);
     CHECK(total == written);
     CHECK(std::get<CatalogLoad>(load_catalog(board.path())).rebuilt == 0);
-    ::munmap(shared, sizeof(Acknowledged));
 }
