@@ -1,6 +1,8 @@
 // The pure half of the catalog: §7 queries over tickets in memory. Every decision about a
 // single ticket is next_action()'s; every ordering is comes_before()'s.
 
+#include "catalog/id_order.hpp"
+
 #include <board/catalog.hpp>
 
 #include <algorithm>
@@ -8,19 +10,7 @@
 
 namespace board {
 
-namespace {
-
-/// Where the entry with `id` is or would be in `entries`, which are in id order: the entries
-/// are their own index, with nothing to build per load or keep in step on a replace.
-template <class Entries>
-auto position_in(Entries& entries, std::string_view id) {
-    return std::lower_bound(
-        entries.begin(), entries.end(), id, [](const CatalogEntry& e, std::string_view key) {
-            return id_less(e.ticket.id, key);
-        });
-}
-
-}  // namespace
+using catalog_detail::position_in;
 
 CatalogEntry summarize(const Ticket& ticket) {
     CatalogEntry entry;

@@ -2,6 +2,7 @@
 // made from is provably unchanged, else from a fold of the log. The logs are the truth; the
 // index is a cache any load may rebuild and anyone may delete.
 
+#include "catalog/id_order.hpp"
 #include "catalog/index_file.hpp"
 #include "support/files.hpp"
 #include "support/in_halves.hpp"
@@ -115,7 +116,9 @@ struct LineState {
     std::string_view text;  ///< the line in the index's mapping; empty for one made by a fold
     LogIdentity recorded;   ///< the log's identity the line was made from
     LogIdentity seen;       ///< the log's identity now, when `found`
+    bool parsed = false;    ///< the text is a well-formed line
     bool found = false;     ///< the log exists
+    bool believed = false;  ///< the log is provably unchanged since the line was made
 };
 
 /// Writes the index: its header with `checked_before`, then one line per entry in id order. A line
@@ -189,20 +192,19 @@ bool parse_index_lines(std::string_view body,
             dropped = true;  // a torn index: rebuild what is missing
             break;
         }
-        lines.push_back(LineState{{at, static_cast<std::size_t>(newline - at)}, {}, {}, false});
+        lines.emplace_back().text = {at, static_cast<std::size_t>(newline - at)};
         at = newline + 1;
     }
     const std::size_t count = lines.size();
     entries.reserve(count + 64);
     entries.resize(count);
-    std::vector<char> parsed(count, 0);
     in_halves(count, [&](std::size_t from, std::size_t to) {
         std::string path;
         path.reserve(64);
         for (std::size_t i = from; i < to; ++i) {
             LineState& line = lines[i];
-            if (!catalog_index::parse_line_into(line.text, line.recorded, entries[i])) continue;
-            parsed[i] = 1;
+            line.parsed = catalog_index::parse_line_into(line.text, line.recorded, entries[i]);
+            if (!line.parsed) continue;
             struct stat st {};
             if (::fstatat(tickets_fd, log_path_of(entries[i].ticket.id, path), &st, 0) != 0)
                 continue;
@@ -211,8 +213,8 @@ bool parse_index_lines(std::string_view body,
         }
     });
     keep_lines(entries, lines, [&](std::size_t i, std::size_t kept) {
-        const bool keep =
-            parsed[i] && (kept == 0 || id_less(entries[kept - 1].ticket.id, entries[i].ticket.id));
+        const bool keep = lines[i].parsed &&
+                          (kept == 0 || id_less(entries[kept - 1].ticket.id, entries[i].ticket.id));
         dropped = dropped || !keep;
         return keep;
     });
@@ -341,17 +343,17 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
             if (parse_index_lines(body, tickets_fd.get(), entries, lines)) index_dirty = true;
         }
     }
-    std::vector<char> current(entries.size(), 0);
     std::vector<ToFold> pending;
     std::size_t present = 0;
+    bool all_believed = true;
     for (std::size_t i = 0; i < entries.size(); ++i) {
-        const LineState& line = lines[i];
+        LineState& line = lines[i];
+        line.believed =
+            line.found && line.recorded == line.seen && line.seen.ctime_ns < index_checked_before;
+        all_believed = all_believed && line.believed;
         if (!line.found) continue;
         ++present;
-        if (line.recorded == line.seen && line.seen.ctime_ns < index_checked_before)
-            current[i] = 1;
-        else
-            pending.push_back(ToFold{entries[i].ticket.id, line.seen});
+        if (!line.believed) pending.push_back(ToFold{entries[i].ticket.id, line.seen});
     }
 
     // 2. Tickets the index does not know. Each indexed ticket found in step 1 is a folder of
@@ -367,13 +369,12 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
             fmt::format("cannot list {}: {}", tickets.string(), std::strerror(listed.error))};
     const std::vector<std::string>& names = listed.names;
     if (names.size() != present) {
-        std::unordered_map<std::string_view, std::size_t> position;
-        position.reserve(entries.size());
-        for (std::size_t i = 0; i < entries.size(); ++i) position.emplace(entries[i].ticket.id, i);
         std::string log;
         for (const std::string& name : names) {
-            if (const auto it = position.find(name);
-                it != position.end() && lines[it->second].found)
+            // The kept lines are in id order: their entries are their own index.
+            if (const auto at = catalog_detail::position_in(entries, name);
+                at != entries.end() && at->ticket.id == name &&
+                lines[static_cast<std::size_t>(at - entries.begin())].found)
                 continue;  // seen in step 1
 
             struct stat st {};
@@ -386,9 +387,9 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
     CatalogLoad load;
     std::vector<IndexLine> folded = fold_all(tickets, pending, load.warnings);
     load.rebuilt = static_cast<int>(folded.size());
-    if (!pending.empty() || std::find(current.begin(), current.end(), 0) != current.end()) {
+    if (!pending.empty() || !all_believed) {
         index_dirty = true;  // tickets gone, changed or left out: drop their old lines
-        keep_lines(entries, lines, [&](std::size_t i, std::size_t) { return current[i] != 0; });
+        keep_lines(entries, lines, [&](std::size_t i, std::size_t) { return lines[i].believed; });
     }
     // One allocation of the final size: growing by doubling held two copies of a big board.
     if (!folded.empty()) {
@@ -397,7 +398,9 @@ std::variant<CatalogLoad, CatalogError> load_catalog(const fs::path& board_root)
     }
     for (auto& line : folded) {
         entries.push_back(std::move(line.entry));
-        lines.push_back(LineState{{}, line.log, line.log, true});
+        LineState& made = lines.emplace_back();  // by this load's fold: no text to copy
+        made.recorded = made.seen = line.log;
+        made.parsed = made.found = made.believed = true;
     }
     if (index_dirty) write_index(tickets, entries, lines, checked_before);
     load.catalog = Catalog{std::move(entries)};

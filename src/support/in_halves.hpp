@@ -1,7 +1,7 @@
 #pragma once
 // Work over [0, count) in two halves at once, for the board-wide loops whose items are
-// independent (statting logs, parsing index lines): on a 2-core machine the
-// halves of a 10,000-ticket board take half the time.
+// independent (parsing index lines and statting their logs, folding logs): on a 2-core
+// machine the halves of a 10,000-ticket board take half the time.
 
 #include <cstddef>
 #include <exception>
