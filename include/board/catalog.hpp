@@ -24,11 +24,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -108,9 +110,11 @@ public:
     /// What next_action() needs of the rest of the board for `ticket`. A `blocked_by` id
     /// that is not on the board counts as not done: nothing runs past a blocker nobody can see.
     BoardFacts facts_for(const TicketSummary& ticket) const;
+
     /// How many tickets each column holds and how many runs are in flight in each, for the
-    /// whole board (`blockers_done` left true): count once, then ask per ticket.
-    BoardFacts column_facts() const;
+    /// whole board (`blockers_done` left true); kept, not counted on each call.
+    BoardFacts column_facts() const { return columns_; }
+
     /// Every `blocked_by` ticket is done (one not on the board is not).
     bool blockers_done(const TicketSummary& ticket) const;
 
@@ -118,6 +122,11 @@ public:
     std::vector<const CatalogEntry*> list(const ListFilter& filter) const;
     /// Every ticket the agent could take now: next_action() says StartRun, in `next` order.
     std::vector<const CatalogEntry*> ready(const Policy& policy, const NextFilter& filter) const;
+    /// ready() one at a time, for a caller that wants only the first few: `take` is called
+    /// with each in `next` order until it returns false (a heap, not a sort of them all).
+    void take_ready(const Policy& policy,
+                    const NextFilter& filter,
+                    const std::function<bool(const CatalogEntry&)>& take) const;
     /// The first of ready(), or nullptr.
     const CatalogEntry* next_for_agent(const Policy& policy, const NextFilter& filter) const;
     /// Human side: the first ticket with `awaiting` set (of one of `types`, any if empty),
@@ -142,22 +151,45 @@ public:
                                             std::string_view parent) const;
 
 private:
-    bool matches(const CatalogEntry& entry, const NextFilter& filter) const;
-    /// epics_ from entries_, in the same pass as a check of their id
-    /// order when `check_order`: false, with nothing indexed, when they are out of order.
-    bool index_epics(bool check_order);
-    std::vector<const CatalogEntry*> in_next_order(std::vector<const CatalogEntry*> picked) const;
-
-    std::vector<CatalogEntry> entries_;
-
     /// What a ticket's epic_state() needs of its parent, in one lookup.
     struct EpicFacts {
         EpicProgress progress;
-        bool on_board = false;   ///< the parent is a ticket of this catalog
-        bool in_flight = false;  ///< a child has a run
+        bool on_board = false;       ///< the parent is a ticket of this catalog
+        int children_in_flight = 0;  ///< children with a run
     };
 
-    std::unordered_map<std::string_view, EpicFacts> epics_;  ///< by every parent a ticket names
+    struct TextHash {
+        using is_transparent = void;
+
+        std::size_t operator()(std::string_view text) const {
+            return std::hash<std::string_view>{}(text);
+        }
+    };
+
+    bool matches(const CatalogEntry& entry, const NextFilter& filter) const;
+    /// The counts from entries_, in the same pass as a check of their id order when
+    /// `check_order`: false, with nothing counted, when they are out of order.
+    bool count_all(bool check_order);
+    /// Adds (`sign` 1) or takes away (-1) what `entry` counts for: its column, its run's
+    /// column, its parent's children.
+    void count(const CatalogEntry& entry, int sign);
+    /// `epic_id`'s completion and presence again, from its children's counts and its own
+    /// entry; forgotten when no ticket names it any more.
+    void settle(std::string_view epic_id);
+    void settle(std::string_view epic_id, EpicFacts& facts) const;
+    /// The tickets next_action() would start now, in id order.
+    std::vector<const CatalogEntry*> pick_ready(const Policy& policy,
+                                                const NextFilter& filter) const;
+    std::vector<std::pair<QueueKey, const CatalogEntry*>> keyed_by_queue(
+        const std::vector<const CatalogEntry*>& picked) const;
+    std::vector<const CatalogEntry*> in_next_order(std::vector<const CatalogEntry*> picked) const;
+
+    std::vector<CatalogEntry> entries_;
+    // Kept as entries change (replace() costs a few lookups, not a pass over the board): the
+    // daemon asks after every change of a ticket.
+    BoardFacts columns_;  ///< column_facts()
+    std::unordered_map<std::string, EpicFacts, TextHash, std::equal_to<>>
+        epics_;  ///< by every parent a ticket names
 };
 
 // ---------------------------------------------------------------------------------------------

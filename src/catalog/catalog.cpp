@@ -28,50 +28,80 @@ CatalogEntry summarize(const Ticket& ticket) {
 Catalog::Catalog(std::vector<CatalogEntry> entries)
     : entries_(std::move(entries)) {
     // Loads come in id order already (the index is written so), but for the tickets folded
-    // on this load, appended at the end: the order is checked in the pass that counts the
-    // epics, and only when it does not hold is the tail out of order sorted and merged in
-    // (sorting 10,000 big entries would cost more than the load). In id order, find() is a
-    // binary search.
-    if (index_epics(true)) return;
+    // on this load, appended at the end: the order is checked in the pass that counts, and
+    // only when it does not hold is the tail out of order sorted and merged in (sorting
+    // 10,000 big entries would cost more than the load). In id order, find() is a binary
+    // search.
+    if (count_all(true)) return;
     const auto by_id = [](const CatalogEntry& a, const CatalogEntry& b) {
         return id_less(a.ticket.id, b.ticket.id);
     };
     const auto tail = std::is_sorted_until(entries_.begin(), entries_.end(), by_id);
     std::sort(tail, entries_.end(), by_id);
     std::inplace_merge(entries_.begin(), tail, entries_.end(), by_id);
-    index_epics(false);
+    count_all(false);
 }
 
 bool Catalog::replace(CatalogEntry entry) {
     const auto at = position_in(entries_, entry.ticket.id);
     if (at == entries_.end() || at->ticket.id != entry.ticket.id) return false;
+    count(*at, -1);
+    const std::string parent_before = at->ticket.parent;
     *at = std::move(entry);
-    index_epics(false);
+    count(*at, 1);
+    // The epics whose facts may have moved: the parent it had, the one it has, and the
+    // ticket itself when it is a parent (closing an epic completes it).
+    settle(parent_before);
+    settle(at->ticket.parent);
+    settle(at->ticket.id);
     return true;
 }
 
-bool Catalog::index_epics(bool check_order) {
+bool Catalog::count_all(bool check_order) {
+    columns_ = BoardFacts{};
     epics_.clear();
     for (std::size_t i = 0; i < entries_.size(); ++i) {
-        const TicketSummary& t = entries_[i].ticket;
-        if (check_order && i > 0 && id_less(t.id, entries_[i - 1].ticket.id)) {
+        if (check_order && i > 0 && id_less(entries_[i].ticket.id, entries_[i - 1].ticket.id)) {
+            columns_ = BoardFacts{};
             epics_.clear();
             return false;
         }
-        if (t.parent.empty()) continue;
-        auto& facts = epics_[t.parent];
-        ++facts.progress.children;
-        if (t.status == Status::done) ++facts.progress.done;
-        if (t.run) facts.in_flight = true;
+        count(entries_[i], 1);
     }
-    for (auto& [epic_id, facts] : epics_) {
-        const CatalogEntry* epic = find(epic_id);
-        facts.on_board = epic != nullptr;
-        const bool closed = epic && epic->ticket.status == Status::done;
-        EpicProgress& progress = facts.progress;
-        progress.complete = closed || (progress.children > 0 && progress.done == progress.children);
-    }
+    for (auto& [epic_id, facts] : epics_) settle(epic_id, facts);
     return true;
+}
+
+void Catalog::count(const CatalogEntry& entry, int sign) {
+    const TicketSummary& t = entry.ticket;
+    columns_.in_status[static_cast<std::size_t>(t.status)] += sign;
+    if (t.run) columns_.runs_in_status[static_cast<std::size_t>(t.run->phase)] += sign;
+    if (t.parent.empty()) return;
+    auto it = epics_.find(t.parent);
+    if (it == epics_.end()) it = epics_.emplace(t.parent, EpicFacts{}).first;
+    EpicFacts& facts = it->second;
+    facts.progress.children += sign;
+    if (t.status == Status::done) facts.progress.done += sign;
+    if (t.run) facts.children_in_flight += sign;
+}
+
+void Catalog::settle(std::string_view epic_id) {
+    const auto it = epics_.find(epic_id);
+    if (it == epics_.end()) return;
+    if (it->second.progress.children == 0) {
+        // As a catalog built anew: a parent no ticket names has no facts.
+        epics_.erase(it);
+        return;
+    }
+    settle(it->first, it->second);
+}
+
+void Catalog::settle(std::string_view epic_id, EpicFacts& facts) const {
+    const CatalogEntry* epic = find(epic_id);
+    facts.on_board = epic != nullptr;
+    const bool closed = epic && epic->ticket.status == Status::done;
+    EpicProgress& progress = facts.progress;
+    progress.complete = closed || (progress.children > 0 && progress.done == progress.children);
 }
 
 const CatalogEntry* Catalog::find(std::string_view id) const {
@@ -102,21 +132,11 @@ EpicState Catalog::epic_state(const TicketSummary& ticket) const {
     }
     const EpicFacts& epic = it->second;
     if (!epic.on_board || epic.progress.complete) return EpicState::done;
-    return epic.in_flight ? EpicState::in_flight : EpicState::open;
-}
-
-BoardFacts Catalog::column_facts() const {
-    BoardFacts facts;
-    for (const auto& e : entries_) {
-        ++facts.in_status[static_cast<std::size_t>(e.ticket.status)];
-        if (e.ticket.run) ++facts.runs_in_status[static_cast<std::size_t>(e.ticket.run->phase)];
-    }
-    return facts;
+    return epic.children_in_flight > 0 ? EpicState::in_flight : EpicState::open;
 }
 
 BoardFacts Catalog::facts_for(const TicketSummary& ticket) const {
-    // O(board): fine for one ticket; ready() counts the columns once for all of them.
-    BoardFacts facts = column_facts();
+    BoardFacts facts = columns_;
     facts.blockers_done = blockers_done(ticket);
     return facts;
 }
@@ -137,11 +157,17 @@ bool Catalog::matches(const CatalogEntry& entry, const NextFilter& filter) const
     return true;
 }
 
-std::vector<const CatalogEntry*> Catalog::in_next_order(
-    std::vector<const CatalogEntry*> picked) const {
+std::vector<std::pair<QueueKey, const CatalogEntry*>> Catalog::keyed_by_queue(
+    const std::vector<const CatalogEntry*>& picked) const {
     std::vector<std::pair<QueueKey, const CatalogEntry*>> keyed;
     keyed.reserve(picked.size());
     for (const auto* e : picked) keyed.emplace_back(queue_key(e->ticket, epic_state(e->ticket)), e);
+    return keyed;
+}
+
+std::vector<const CatalogEntry*> Catalog::in_next_order(
+    std::vector<const CatalogEntry*> picked) const {
+    auto keyed = keyed_by_queue(picked);
     std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
         return comes_before(a.first, b.first);
     });
@@ -180,25 +206,47 @@ std::vector<const CatalogEntry*> Catalog::list(const ListFilter& filter) const {
     return in_next_order(std::move(picked));
 }
 
-std::vector<const CatalogEntry*> Catalog::ready(const Policy& policy,
-                                                const NextFilter& filter) const {
-    const BoardFacts board_facts = column_facts();
+std::vector<const CatalogEntry*> Catalog::pick_ready(const Policy& policy,
+                                                     const NextFilter& filter) const {
     std::vector<const CatalogEntry*> picked;
     for (const auto& e : entries_) {
         const TicketSummary& t = e.ticket;
         // Cheap refusals first: next_action() would say the same, without the blocker lookups.
         if (t.status == Status::done || t.awaiting || t.run || t.type == TicketType::epic) continue;
         if (!matches(e, filter)) continue;
-        BoardFacts facts = board_facts;
+        BoardFacts facts = columns_;
         facts.blockers_done = blockers_done(t);
         if (std::holds_alternative<StartRun>(next_action(t, policy, facts))) picked.push_back(&e);
     }
-    return in_next_order(std::move(picked));
+    return picked;
+}
+
+std::vector<const CatalogEntry*> Catalog::ready(const Policy& policy,
+                                                const NextFilter& filter) const {
+    return in_next_order(pick_ready(policy, filter));
+}
+
+void Catalog::take_ready(const Policy& policy,
+                         const NextFilter& filter,
+                         const std::function<bool(const CatalogEntry&)>& take) const {
+    auto keyed = keyed_by_queue(pick_ready(policy, filter));
+    // A heap with the first in `next` order on top: the ids are unique, so the order is total
+    // and the heap gives exactly ready()'s order.
+    const auto later = [](const auto& a, const auto& b) { return comes_before(b.first, a.first); };
+    std::make_heap(keyed.begin(), keyed.end(), later);
+    for (auto end = keyed.end(); end != keyed.begin(); --end) {
+        std::pop_heap(keyed.begin(), end, later);
+        if (!take(*std::prev(end)->second)) return;
+    }
 }
 
 const CatalogEntry* Catalog::next_for_agent(const Policy& policy, const NextFilter& filter) const {
-    const auto all = ready(policy, filter);
-    return all.empty() ? nullptr : all.front();
+    const CatalogEntry* first = nullptr;
+    take_ready(policy, filter, [&first](const CatalogEntry& e) {
+        first = &e;
+        return false;
+    });
+    return first;
 }
 
 std::vector<const CatalogEntry*> Catalog::awaiting_human(std::span<const Awaiting> types,

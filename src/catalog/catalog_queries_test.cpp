@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -319,4 +321,83 @@ TEST_CASE("replace: a catalog that follows changes answers as one built afresh",
     CHECK(followed.find(long_id.id) != nullptr);
     CHECK(followed.find(long_id.id)->ticket.priority == 0);
     CHECK(followed.entries() == fresh.entries());
+}
+
+TEST_CASE("replace: after any sequence of changes, every query answers as a catalog built afresh",
+          "[catalog][replace]") {
+    // Seeded, so a failure is repeatable; the changes move tickets between columns, runs,
+    // parents (an epic, another, none, one not on the board) and kinds, and close epics.
+    std::mt19937 random{20261127};
+    const auto pick = [&](std::size_t n) { return std::size_t{random()} % n; };
+    const std::vector<std::string> parents{"", "Q-1", "Q-2", "Q-3", "Q-99"};
+    const auto changed = [&](Ticket t) {
+        switch (pick(5)) {
+            case 0:
+                t.status = all_statuses[pick(all_statuses.size())];
+                break;
+            case 1:
+                if (t.run)
+                    t.run.reset();
+                else
+                    t.run = running(all_statuses[1 + pick(4)]);
+                break;
+            case 2:
+                t.parent = parents[pick(parents.size())];
+                break;
+            case 3:
+                t.type = pick(4) == 0 ? TicketType::epic : TicketType::task;
+                break;
+            default:
+                t.priority = static_cast<int>(pick(4));
+                break;
+        }
+        if (t.parent == t.id) t.parent.clear();
+        return t;
+    };
+    std::vector<Ticket> board;
+    for (int i = 1; i <= 3; ++i) board.push_back(make_epic("Q-" + std::to_string(i)));
+    for (int i = 4; i <= 30; ++i) {
+        Ticket t = make("Q-" + std::to_string(i), static_cast<int>(pick(4)), i);
+        t.parent = parents[pick(parents.size())];
+        board.push_back(t);
+    }
+    Catalog followed = catalog_of(board);
+    ListFilter everything;
+    everything.all = true;
+    for (int step = 0; step < 2000; ++step) {
+        Ticket& t = board[pick(board.size())];
+        t = changed(t);
+        REQUIRE(followed.replace(summarize(t)));
+        const Catalog fresh = catalog_of(board);
+        INFO("step " << step << ", " << t.id << " changed");
+        REQUIRE(followed.column_facts().in_status == fresh.column_facts().in_status);
+        REQUIRE(followed.column_facts().runs_in_status == fresh.column_facts().runs_in_status);
+        for (const Ticket& each : board) {
+            INFO(each.id);
+            const EpicProgress a = followed.epic_progress(each.id);
+            const EpicProgress b = fresh.epic_progress(each.id);
+            REQUIRE(a.children == b.children);
+            REQUIRE(a.done == b.done);
+            REQUIRE(a.complete == b.complete);
+            REQUIRE(followed.epic_state(each) == fresh.epic_state(each));
+            REQUIRE(followed.shown_status(each) == fresh.shown_status(each));
+        }
+        REQUIRE(followed.epic_progress("Q-99").children == fresh.epic_progress("Q-99").children);
+        const auto ready = ids(fresh.ready(Policy{}, {}));
+        REQUIRE(ids(followed.ready(Policy{}, {})) == ready);
+        REQUIRE(ids(followed.list(everything)) == ids(fresh.list(everything)));
+        // One at a time, as the daemon's planner takes them: the same order, and no further
+        // than asked.
+        std::vector<std::string> taken;
+        const std::size_t wanted = pick(4);
+        followed.take_ready(Policy{}, {}, [&](const CatalogEntry& e) {
+            taken.push_back(e.ticket.id);
+            return taken.size() < wanted;
+        });
+        // take returns false after the first when `wanted` is 0 or 1.
+        const auto expected = static_cast<long>(std::min(ready.size(), std::max(wanted, 1UL)));
+        REQUIRE(taken == std::vector<std::string>(ready.begin(), ready.begin() + expected));
+        const CatalogEntry* next = followed.next_for_agent(Policy{}, {});
+        REQUIRE((next ? next->ticket.id : "") == (ready.empty() ? "" : ready.front()));
+    }
 }

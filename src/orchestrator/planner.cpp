@@ -23,32 +23,33 @@ Plan plan_runs(const PlanInput& input) {
         ++started[static_cast<std::size_t>(phase)];
     };
     for (const StartingRun& run : input.starting) count_start(run.from, run.phase);
-    for (const CatalogEntry* candidate : input.catalog->ready(input.policy, input.scope)) {
-        const std::string& id = candidate->ticket.id;
+    input.catalog->take_ready(input.policy, input.scope, [&](const CatalogEntry& candidate) {
+        const std::string& id = candidate.ticket.id;
         const TicketHold hold = input.hold(id);
-        if (!hold.ticket || hold.running) continue;
-        if (input.once && hold.ran_this_session) continue;
+        if (!hold.ticket || hold.running) return true;
+        if (input.once && hold.ran_this_session) return true;
         if (hold.available_at > input.now) {
             wake_no_later(hold.available_at);
-            continue;
+            return true;
         }
-        BoardFacts facts = input.catalog->facts_for(candidate->ticket);
+        BoardFacts facts = input.catalog->facts_for(candidate.ticket);
         for (std::size_t i = 0; i < all_statuses.size(); ++i) {
             facts.in_status[i] += entered[i];
             facts.runs_in_status[i] += started[i];
         }
         const auto action = next_action(*hold.ticket, input.policy, facts);
         const auto* start = std::get_if<StartRun>(&action);
-        if (!start) continue;
+        if (!start) return true;
         if (start->not_before > input.wall) {
             wake_no_later(input.now + std::chrono::milliseconds{start->not_before - input.wall});
-            continue;
+            return true;
         }
-        if (free == 0) break;
+        if (free == 0) return false;
         count_start(hold.ticket->status, start->phase);
         plan.launches.push_back(Launch{id, *start});
         --free;
-    }
+        return true;
+    });
     return plan;
 }
 
