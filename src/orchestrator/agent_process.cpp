@@ -107,6 +107,37 @@ BOARD_CHILD_CODE int run_child(void* argument) {
     child_fails(plan, "execve");
 }
 
+constexpr std::size_t child_stack_bytes = 256 * 1024;
+
+/// The stack a launch's child runs on until its exec: one per launching thread, kept for the
+/// thread's life. The clone returns only once the child has exec'd, so no two children of one
+/// thread are on it at once; and no launch unmaps memory, which would make every other thread
+/// of the daemon flush its TLB. Null, and `problem`, when it cannot be had.
+char* child_stack(std::string& problem) {
+    struct Kept {
+        void* at = MAP_FAILED;
+
+        ~Kept() {
+            if (at != MAP_FAILED) ::munmap(at, child_stack_bytes);
+        }
+    };
+
+    thread_local Kept kept;
+    if (kept.at == MAP_FAILED) {
+        kept.at = ::mmap(nullptr,
+                         child_stack_bytes,
+                         PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE,
+                         -1,
+                         0);
+        if (kept.at == MAP_FAILED) {
+            problem = std::string{"mmap: "} + std::strerror(errno);
+            return nullptr;
+        }
+    }
+    return static_cast<char*>(kept.at);
+}
+
 /// Starts `exe` with `spec.argv` as run_child describes, confined by the spec's rulesets. Like
 /// posix_spawn, the clone shares the daemon's memory and the daemon waits until the child has
 /// exec'd (vfork speed at any daemon size); unlike it, the child can confine itself before the
@@ -154,28 +185,16 @@ pid_t spawn_in_own_group(const std::filesystem::path& exe,
                           : 65536;
 
     // The child's own stack: it never writes the daemon's.
-    constexpr std::size_t stack_bytes = 256 * 1024;
-    void* stack = ::mmap(nullptr,
-                         stack_bytes,
-                         PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE,
-                         -1,
-                         0);
-    if (stack == MAP_FAILED) {
-        problem = std::string{"mmap: "} + std::strerror(errno);
-        return -1;
-    }
+    char* const stack = child_stack(problem);
+    if (!stack) return -1;
     sigset_t all_signals;
     sigset_t before;
     ::sigfillset(&all_signals);
     ::pthread_sigmask(SIG_SETMASK, &all_signals, &before);
-    const pid_t pid = ::clone(run_child,
-                              static_cast<char*>(stack) + stack_bytes,
-                              CLONE_VM | CLONE_VFORK | SIGCHLD,
-                              &plan);
+    const pid_t pid =
+        ::clone(run_child, stack + child_stack_bytes, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
     const int clone_errno = errno;
     ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
-    ::munmap(stack, stack_bytes);
     if (pid < 0) {
         problem = std::string{"clone: "} + std::strerror(clone_errno);
         return -1;
