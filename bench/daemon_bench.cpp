@@ -16,7 +16,8 @@
 //    A second baseline, the bare loop plus the file work a board's rules ask of each run (run
 //    folder, saved prompt, run log, the draft taken as the artifact with fdatasync and folder
 //    fsync, ticket.json), shows what the daemon itself adds: deciding, folding, confining,
-//    reading the agent's output.
+//    reading the agent's output. The daemon's own CPU (its threads, not its agents') is
+//    printed as well: the part of its overhead that no disk explains.
 // 2. Memory: the daemon's peak RSS (wait4's ru_maxrss) on a board_gen board of M tickets
 //    x ~20 events, working it for up to 10 s with the null agent.
 
@@ -32,8 +33,10 @@
 #include <fstream>
 #include <iterator>
 #include <spawn.h>
+#include <sstream>
 #include <string>
 #include <sys/resource.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -111,6 +114,30 @@ void append_durably(const fs::path& file, const std::string& line) {
         std::exit(1);
     }
     ::close(fd);
+}
+
+/// Waits for `pid` to end and returns the CPU seconds (user + system) of its own threads, not
+/// of the children it waited for: read from /proc while it is a zombie, then reaped. The
+/// exit code goes to `code`.
+double own_cpu_seconds(pid_t pid, int& code) {
+    siginfo_t info{};
+    ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT);
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    const std::string text{std::istreambuf_iterator<char>(stat), {}};
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    double ticks = -1;
+    if (const auto close = text.rfind(')'); close != std::string::npos) {
+        std::istringstream fields(text.substr(close + 2));
+        std::string field;
+        long utime = 0, stime = 0;
+        for (int i = 3; i <= 15 && fields >> field; ++i) {
+            if (i == 14) utime = std::stol(field);
+            if (i == 15) stime = std::stol(field);
+        }
+        ticks = static_cast<double>(utime + stime);
+    }
+    code = wait_for(pid);
+    return ticks < 0 ? -1 : ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
 double seconds_since(Clock::time_point t) {
@@ -241,6 +268,7 @@ int main(int argc, char** argv) {
     std::vector<double> bare_s;
     std::vector<double> files_s;
     std::vector<std::vector<double>> daemon_s(daemons.size());
+    std::vector<std::vector<double>> daemon_cpu_s(daemons.size());  ///< its own threads only
     for (int round = 0; round < rounds; ++round) {
         // Bare: the same agent, the same count, 2 at a time. Like the daemon's board, each
         // round's folder is new and its logs exist before the clock starts: the agent's
@@ -289,7 +317,8 @@ int main(int argc, char** argv) {
                                    "json"},
                                   {path_env, tmp_env},
                                   (scratch / "daemon.out").string());
-            const int code = wait_for(d);
+            int code = 0;
+            daemon_cpu_s[k].push_back(own_cpu_seconds(d, code));
             daemon_s[k].push_back(seconds_since(start));
             std::ifstream out(scratch / "daemon.out");
             int finished = 0;
@@ -329,6 +358,12 @@ int main(int argc, char** argv) {
             tickets / dmn,
             100.0 * bare / dmn,
             100.0 * files / dmn);
+        // What the daemon's own threads spent, disk latency aside: deciding, folding, writing,
+        // confining and launching, reading output.
+        const double cpu = median(daemon_cpu_s[k]);
+        std::printf("    its own CPU (its threads, not the agents'): %.3f s, %.0f us per run\n",
+                    cpu,
+                    1e6 * cpu / tickets);
     }
     if (rss_tickets <= 0) return 0;  // no memory measurement asked for
     // Memory on a big board.
