@@ -25,6 +25,7 @@
 #include <board/event.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -121,7 +122,14 @@ void append_durably(const fs::path& file, const std::string& line) {
 /// exit code goes to `code`.
 double own_cpu_seconds(pid_t pid, int& code) {
     siginfo_t info{};
-    ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT);
+    int waited = 0;
+    while ((waited = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT)) != 0 &&
+           errno == EINTR) {
+    }
+    if (waited != 0) {
+        code = wait_for(pid);
+        return -1;
+    }
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
     const std::string text{std::istreambuf_iterator<char>(stat), {}};
     // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
@@ -360,7 +368,13 @@ int main(int argc, char** argv) {
             100.0 * files / dmn);
         // What the daemon's own threads spent, disk latency aside: deciding, folding, writing,
         // confining and launching, reading output.
-        const double cpu = median(daemon_cpu_s[k]);
+        std::vector<double> read;  // a daemon whose /proc could not be read gives none
+        std::copy_if(
+            daemon_cpu_s[k].begin(), daemon_cpu_s[k].end(), std::back_inserter(read), [](double s) {
+                return s >= 0;
+            });
+        if (read.empty()) continue;
+        const double cpu = median(read);
         std::printf("    its own CPU (its threads, not the agents'): %.3f s, %.0f us per run\n",
                     cpu,
                     1e6 * cpu / tickets);

@@ -85,8 +85,9 @@ class Catalog {
 public:
     Catalog() = default;
     explicit Catalog(std::vector<CatalogEntry> entries);
-    Catalog(Catalog&&) noexcept = default;
-    Catalog& operator=(Catalog&&) noexcept = default;
+    /// The catalog moved from is left empty.
+    Catalog(Catalog&& other) noexcept;
+    Catalog& operator=(Catalog&& other) noexcept;
     Catalog(const Catalog&) = delete;
     Catalog& operator=(const Catalog&) = delete;
 
@@ -166,6 +167,7 @@ private:
         }
     };
 
+    void clear() noexcept;
     bool matches(const CatalogEntry& entry, const NextFilter& filter) const;
     /// The counts from entries_, in the same pass as a check of their id order when
     /// `check_order`: false, with nothing counted, when they are out of order.

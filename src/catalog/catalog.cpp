@@ -42,11 +42,36 @@ Catalog::Catalog(std::vector<CatalogEntry> entries)
     count_all(false);
 }
 
+Catalog::Catalog(Catalog&& other) noexcept
+    : entries_(std::move(other.entries_))
+    , columns_(other.columns_)
+    , epics_(std::move(other.epics_)) {
+    other.clear();
+}
+
+Catalog& Catalog::operator=(Catalog&& other) noexcept {
+    if (this == &other) return *this;
+    entries_ = std::move(other.entries_);
+    columns_ = other.columns_;
+    epics_ = std::move(other.epics_);
+    other.clear();
+    return *this;
+}
+
+void Catalog::clear() noexcept {
+    entries_.clear();
+    columns_ = BoardFacts{};
+    epics_.clear();
+}
+
 bool Catalog::replace(CatalogEntry entry) {
     const auto at = position_in(entries_, entry.ticket.id);
     if (at == entries_.end() || at->ticket.id != entry.ticket.id) return false;
-    count(*at, -1);
+    // What can throw (the copy, the new parent's facts made) comes before any count moves;
+    // facts with no children yet are harmless and settled below.
     const std::string parent_before = at->ticket.parent;
+    if (!entry.ticket.parent.empty()) epics_.try_emplace(entry.ticket.parent);
+    count(*at, -1);
     *at = std::move(entry);
     count(*at, 1);
     // The epics whose facts may have moved: the parent it had, the one it has, and the

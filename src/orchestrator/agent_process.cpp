@@ -64,7 +64,7 @@ struct KernelSigaction {
 };
 
 // The child's code is not instrumented: a sanitizer's frame bookkeeping would poison the
-// shadow of a stack that is unmapped once the child execs.
+// shadow of a stack it does not know (child_stack), which the next launch runs on again.
 #define BOARD_CHILD_CODE __attribute__((no_sanitize("address", "undefined")))
 
 [[noreturn]] BOARD_CHILD_CODE void child_fails(ChildPlan& plan, const char* step) {
@@ -110,9 +110,10 @@ BOARD_CHILD_CODE int run_child(void* argument) {
 constexpr std::size_t child_stack_bytes = 256 * 1024;
 
 /// The stack a launch's child runs on until its exec: one per launching thread, kept for the
-/// thread's life. The clone returns only once the child has exec'd, so no two children of one
-/// thread are on it at once; and no launch unmaps memory, which would make every other thread
-/// of the daemon flush its TLB. Null, and `problem`, when it cannot be had.
+/// thread's life. The clone returns only once the child has exec'd or exited (CLONE_VFORK
+/// suspends the calling thread until then), so no two children of one thread are on it at once; and
+/// no launch unmaps memory, which would make every other thread of the daemon flush its TLB. Null,
+/// and `problem`, when it cannot be had.
 char* child_stack(std::string& problem) {
     struct Kept {
         void* at = MAP_FAILED;
@@ -140,8 +141,8 @@ char* child_stack(std::string& problem) {
 
 /// Starts `exe` with `spec.argv` as run_child describes, confined by the spec's rulesets. Like
 /// posix_spawn, the clone shares the daemon's memory and the daemon waits until the child has
-/// exec'd (vfork speed at any daemon size); unlike it, the child can confine itself before the
-/// exec. Returns the pid, or -1 and `problem`.
+/// exec'd or exited (vfork speed at any daemon size); unlike it, the child can confine itself
+/// before the exec. Returns the pid, or -1 and `problem`.
 pid_t spawn_in_own_group(const std::filesystem::path& exe,
                          const LaunchSpec& spec,
                          const std::vector<std::string>& env,
