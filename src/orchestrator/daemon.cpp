@@ -82,7 +82,7 @@ public:
                    app::query_socket_path(options.board_root),
                    [this](const app::BoardQuery& q) { return answer_now(q); })
         , launcher_(process_launcher())
-        , writes_(options.board_root, known_, reporter_)
+        , writes_(options.board_root, known_, reporter_, config.daemon.poll)
         , shipments_(
               io_,
               options.board_root,

@@ -81,7 +81,15 @@ void KnownTickets::reload(const std::string& id, bool notified) {
     if (!notified && stamp && known.ticket && *stamp == known.stamp) return;  // unchanged
     auto loaded = load_ticket(known.dir);
     if (auto* error = std::get_if<LogError>(&loaded)) {
-        if (error->kind == LogError::Kind::not_found) return;  // a ticket being created
+        if (error->kind == LogError::Kind::not_found) {
+            // A ticket being created has no log yet; one whose log (or folder) was removed is
+            // no longer on the board.
+            if (known.ticket) {
+                set(id, nullptr);
+                known.stamp = LogStamp{};
+            }
+            return;
+        }
         if (known.problem != error->message) {
             reporter_.problem(
                 fmt::format("board-daemon: {} skipped until fixed: {}", id, error->message));

@@ -5,17 +5,20 @@
 
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
 #include <exception>
 
 namespace board::orchestrator {
 
 OwnWrites::OwnWrites(const std::filesystem::path& board_root,
                      KnownTickets& known,
-                     Reporter& reporter)
+                     Reporter& reporter,
+                     std::chrono::milliseconds retry_after)
     : writer_(board_root)
     , known_(known)
     , reporter_(reporter)
-    , tickets_dir_(board_root / "tickets") {}
+    , tickets_dir_(board_root / "tickets")
+    , retry_after_(retry_after) {}
 
 void OwnWrites::use_disk(boost::asio::any_io_executor disk) {
     disk_ = disk;
@@ -98,8 +101,12 @@ OwnWrites::Written OwnWrites::committed(const std::string& id,
     if (!recorded) {
         // A run happened and its end is not on the log: the daemon must not end as if it were.
         if (run_result && recorded.error().kind == app::Refusal::Kind::storage) ++results_lost_;
-        if (recorded.error().kind != app::Refusal::Kind::conflict)
+        if (recorded.error().kind != app::Refusal::Kind::conflict) {
             reporter_.problem("board-daemon: " + recorded.error().message);
+            auto& entry = known_.entry(id);
+            entry.available_at =
+                std::max(entry.available_at, KnownTickets::Clock::now() + retry_after_);
+        }
         return std::nullopt;
     }
     auto& entry = known_.entry(id);

@@ -17,6 +17,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/strand.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -39,7 +40,13 @@ public:
         std::function<void(const Ticket&)> after;
     };
 
-    OwnWrites(const std::filesystem::path& board_root, KnownTickets& known, Reporter& reporter);
+    /// A write refused for any reason but a conflict (a full disk, a log the rules refuse, a
+    /// ticket gone) holds its ticket for `retry_after` before the planner tries it again: the
+    /// same refusal at once would only be reported again, as fast as the disk answers.
+    OwnWrites(const std::filesystem::path& board_root,
+              KnownTickets& known,
+              Reporter& reporter,
+              std::chrono::milliseconds retry_after);
 
     /// Where commit_on_disk writes and `ticket.json` is refreshed: the disk threads
     /// (disk_work.hpp), which must finish their work and stop before this goes. Without them,
@@ -99,6 +106,7 @@ private:
     std::mutex failures_mutex_;
     std::vector<std::string> snapshot_failures_;  ///< guarded by failures_mutex_
     int results_lost_ = 0;
+    std::chrono::milliseconds retry_after_;
 };
 
 }  // namespace board::orchestrator

@@ -33,7 +33,9 @@ std::optional<std::string> BoardWatcher::start() {
     fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (fd_ < 0) return std::strerror(errno);
     board_watch_ =
-        ::inotify_add_watch(fd_, tickets_dir_.c_str(), IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
+        ::inotify_add_watch(fd_,
+                            tickets_dir_.c_str(),
+                            IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR);
     stream_.emplace(io_, fd_);  // owns the descriptor from here on
     asio::co_spawn(io_, read_notifications(), asio::detached);
     return std::nullopt;
@@ -42,7 +44,9 @@ std::optional<std::string> BoardWatcher::start() {
 void BoardWatcher::watch(const std::string& id) {
     if (fd_ < 0) return;
     const int watch = ::inotify_add_watch(
-        fd_, (tickets_dir_ / id).c_str(), IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE);
+        fd_,
+        (tickets_dir_ / id).c_str(),
+        IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM);
     if (watch >= 0) watched_[watch] = id;
 }
 
@@ -90,7 +94,11 @@ void BoardWatcher::note(std::string_view events) {
         const std::string_view name{name_start, ::strnlen(name_start, header.len)};
         off += sizeof header + header.len;
         if (header.wd == board_watch_) {
-            if (is_valid_ticket_id(name)) changed_ids_.insert(std::string{name});
+            if (!is_valid_ticket_id(name)) continue;
+            changed_ids_.insert(std::string{name});
+            // A folder made again (a `git checkout`, `rm` then `cp -r`) is a new inode: its
+            // old watch ended with it. Watching a folder twice is harmless.
+            if ((header.mask & (IN_CREATE | IN_MOVED_TO)) != 0) watch(std::string{name});
         } else if (auto it = watched_.find(header.wd); it != watched_.end()) {
             if (name == log_file_name) changed_ids_.insert(it->second);
         }

@@ -1,6 +1,7 @@
 #pragma once
-// The daemon's eyes on the board: inotify on `tickets/` (a ticket folder appears) and on each
-// ticket folder (its log changed), turned into the set of tickets to read again. Hand edits,
+// The daemon's eyes on the board: inotify on `tickets/` (a ticket folder appears or goes) and
+// on each ticket folder (its log changed, appeared or went), turned into the set of tickets to
+// read again. Hand edits,
 // `cp` and `git checkout` are seen as well as the board's own writes. Without inotify the
 // daemon polls instead (available() is false).
 

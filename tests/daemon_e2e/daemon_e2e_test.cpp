@@ -1400,6 +1400,21 @@ TEST_CASE("a running daemon answers board queries, each with every write finishe
         REQUIRE(next_from_daemon);
         CHECK(next_from_daemon->output == app::answer_query(logs, next).output);
     }
+    // A ticket folder removed, then put back and written to: each answer agrees with the logs
+    // (the folder made again is watched again).
+    const fs::path kept = board.root / "kept-folder";
+    fs::copy(board.dir(ids[0]), kept, fs::copy_options::recursive);
+    fs::remove_all(board.dir(ids[0]));
+    const auto without = app::ask_daemon(board.root, all);
+    REQUIRE(without);
+    CHECK(without->output == app::answer_query(logs, all).output);
+    CHECK(without->output.find(ids[0]) == std::string::npos);
+    fs::copy(kept, board.dir(ids[0]), fs::copy_options::recursive);
+    board.cli({"note", ids[0], "back again", "--from", "human", "--as", "ana"});
+    const auto restored = app::ask_daemon(board.root, all);
+    REQUIRE(restored);
+    CHECK(restored->output == app::answer_query(logs, all).output);
+    CHECK(restored->output.find(ids[0]) != std::string::npos);
     // The `board` command asks the daemon too, and prints the same bytes.
     CHECK(board.cli({"list", "--all", "--json"}) == app::answer_query(logs, all).output);
     ::kill(daemon.pid, SIGTERM);
