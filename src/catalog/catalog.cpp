@@ -102,9 +102,7 @@ void Catalog::count(const CatalogEntry& entry, int sign) {
     columns_.in_status[static_cast<std::size_t>(t.status)] += sign;
     if (t.run) columns_.runs_in_status[static_cast<std::size_t>(t.run->phase)] += sign;
     if (t.parent.empty()) return;
-    auto it = epics_.find(t.parent);
-    if (it == epics_.end()) it = epics_.emplace(t.parent, EpicFacts{}).first;
-    EpicFacts& facts = it->second;
+    EpicFacts& facts = epics_.try_emplace(t.parent).first->second;
     facts.progress.children += sign;
     if (t.status == Status::done) facts.progress.done += sign;
     if (t.run) facts.children_in_flight += sign;

@@ -111,9 +111,9 @@ constexpr std::size_t child_stack_bytes = 256 * 1024;
 
 /// The stack a launch's child runs on until its exec: one per launching thread, kept for the
 /// thread's life. The clone returns only once the child has exec'd or exited (CLONE_VFORK
-/// suspends the calling thread until then), so no two children of one thread are on it at once; and
-/// no launch unmaps memory, which would make every other thread of the daemon flush its TLB. Null,
-/// and `problem`, when it cannot be had.
+/// suspends the calling thread until then), so no two children of one thread are on it at
+/// once; and no launch unmaps memory, which would make every other thread of the daemon flush
+/// its TLB. Null, and `problem`, when it cannot be had.
 char* child_stack(std::string& problem) {
     struct Kept {
         void* at = MAP_FAILED;
