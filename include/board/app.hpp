@@ -283,6 +283,10 @@ struct Picked {
     UnixMillis now = 0;
 };
 
+/// The earliest time after `picked.now` at which a standing written for `picked` changes with
+/// nothing else changing (a backoff ends); none when none will.
+std::optional<UnixMillis> standings_change_at(const Picked& picked);
+
 /// `next`: the whole ticket, or none.
 struct Next {
     std::optional<Ticket> ticket;
@@ -574,6 +578,9 @@ struct QueryAnswer {
     std::string output;
     std::string message;  ///< one line, or empty
     std::vector<std::string> warnings;
+    /// When the same query, with no log and no board.yaml changed, would answer otherwise
+    /// by time alone (a backoff shown ends); none: never. Not sent on the socket.
+    std::optional<UnixMillis> changes_at;
 };
 
 /// With `output_to`, the output goes there as it is written instead of into the answer (a big

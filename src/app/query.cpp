@@ -165,6 +165,7 @@ QueryAnswer answer_query(Board& board, const BoardQuery& query, std::ostream* ou
                                                        : board.ready(query.next.filter);
     if (!picked) return refused(picked.error());
     out.warnings = std::move(picked.value().warnings);
+    out.changes_at = standings_change_at(picked.value());
     if (!output_to) return answered(to_json(picked.value()));
     write_json(picked.value(), write_out);
     return out;

@@ -10,7 +10,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <optional>
 
 namespace board::app {
 namespace {
@@ -170,6 +172,22 @@ Standing Standings::of(const TicketSummary& t) const {
                                 start->attempt));
     }
     return make(Kind::agent_next, "agent", "the agent's turn");
+}
+
+std::optional<UnixMillis> standings_change_at(const Picked& picked) {
+    if (!picked.policy) return std::nullopt;
+    std::optional<UnixMillis> earliest;
+    std::optional<Standings> standings;
+    for (const CatalogEntry* entry : picked.entries) {
+        // Only a failed attempt makes a backoff: most boards have few, so most reads make no
+        // standing here.
+        if (!entry->ticket.last_failure_at) continue;
+        if (!standings) standings.emplace(*picked.catalog, *picked.policy, picked.now);
+        const Standing s = standings->of(entry->ticket);
+        if (s.kind == Standing::Kind::backing_off)
+            earliest = earliest ? std::min(*earliest, s.until) : s.until;
+    }
+    return earliest;
 }
 
 Result<Why> Board::why(const std::string& id) {

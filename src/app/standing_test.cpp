@@ -98,6 +98,37 @@ TEST_CASE("after a failure the ticket backs off until a time, then it is the age
     CHECK(app::Standings(catalog, policy, 110'000).of(t).kind == Kind::agent_next);
 }
 
+TEST_CASE("a read's standings change by time alone when the first backoff shown ends") {
+    Policy policy;
+    policy.retry_backoff_ms = 10'000;
+    auto first = ticket("P-1", Status::research);
+    first.phase_attempts = 1;
+    first.last_failure_at = 100'000;  // backs off until 110'000
+    auto second = ticket("P-2", Status::research);
+    second.phase_attempts = 1;
+    second.last_failure_at = 95'000;  // until 105'000
+    auto ended = ticket("P-3", Status::research);
+    ended.phase_attempts = 1;
+    ended.last_failure_at = 10'000;  // long over
+    auto catalog = std::make_shared<const Catalog>(board_of({first, second, ended}));
+    app::Picked picked;
+    picked.catalog = catalog;
+    for (const auto& e : catalog->entries()) picked.entries.push_back(&e);
+    picked.policy = policy;
+    picked.now = 101'000;
+    CHECK(app::standings_change_at(picked) == 105'000);
+    picked.now = 106'000;  // the second's backoff is over: the first's is what changes next
+    CHECK(app::standings_change_at(picked) == 110'000);
+    picked.now = 110'000;
+    CHECK_FALSE(app::standings_change_at(picked));
+    // Only what the read shows counts, and without a policy no standing is written at all.
+    picked.now = 101'000;
+    picked.entries = {&catalog->entries()[0]};
+    CHECK(app::standings_change_at(picked) == 110'000);
+    picked.policy.reset();
+    CHECK_FALSE(app::standings_change_at(picked));
+}
+
 TEST_CASE("awaiting, done and a ship owed are said from the ticket alone") {
     auto asking = ticket("P-1", Status::planning);
     asking.awaiting = Awaiting::approval;

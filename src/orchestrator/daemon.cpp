@@ -1,5 +1,7 @@
 #include "orchestrator/daemon.hpp"
 
+#include "orchestrator/answer_cache.hpp"
+#include "orchestrator/due_events.hpp"
 #include "orchestrator/known_tickets.hpp"
 #include "orchestrator/notifier.hpp"
 #include "orchestrator/own_writes.hpp"
@@ -34,9 +36,7 @@
 #include <csignal>
 #include <iostream>
 #include <map>
-#include <set>
 #include <thread>
-#include <unordered_map>
 
 namespace board::orchestrator {
 namespace {
@@ -68,7 +68,11 @@ public:
               config.notify,
               options.board_root,
               [this](const std::string& problem) { reporter_.problem("board-daemon: " + problem); })
-        , watcher_(io_, tickets_dir_, [this] { wake(); })
+        , watcher_(
+              io_,
+              tickets_dir_,
+              [this] { wake(); },
+              [this](const std::string& problem) { reporter_.problem("board-daemon: " + problem); })
         , known_(
               tickets_dir_,
               reporter_,
@@ -81,8 +85,10 @@ public:
         , queries_(io_,
                    app::query_socket_path(options.board_root),
                    [this](const app::BoardQuery& q) { return answer_now(q); })
+        , answered_(options.board_root / "board.yaml")
         , launcher_(process_launcher())
         , writes_(options.board_root, known_, reporter_, config.daemon.poll)
+        , due_(known_, writes_, config_.policy)
         , shipments_(
               io_,
               options.board_root,
@@ -220,91 +226,40 @@ private:
         else
             live_->ticket_changed(id);
         shipments_.ticket_changed(id, after, options_.run_agents);
-        // Kept per board, so question timeouts never need a pass over every ticket.
-        if (after && next_question_deadline(*after))
-            timed_questions_.insert(id);
-        else
-            timed_questions_.erase(id);
-        if (after && next_handoff_deadline(*after, config_.policy))
-            timed_handoffs_.insert(id);
-        else
-            timed_handoffs_.erase(id);
+        due_.ticket_changed(id, after);
     }
 
-    void refresh_dirty() {
-        for (const auto& id : watcher_.take_changed()) known_.reload(id, true);
+    /// Reads again every ticket the watcher named; whether there was any.
+    bool refresh_dirty() {
+        if (watcher_.take_overflow()) {
+            watcher_.take_changed();
+            known_.scan();
+            return true;
+        }
+        auto changed = watcher_.take_changed();
+        for (const auto& id : changed) known_.reload(id, true);
+        for (const auto& id : watcher_.unwatched()) known_.reload(id, false);
+        return !changed.empty();
     }
 
     /// A board-wide query from the `board` command: answered from the kept board once every
     /// change finished before it is read (pending notifications drained), never before.
-    /// The same question asked again before anything changed gets the answer it got (a big
-    /// board's JSON is most of an answer's cost); any change forgets every answer.
     app::QueryAnswer answer_now(const app::BoardQuery& query) {
         if (watcher_.available()) {
             watcher_.drain();
-            refresh_dirty();
+            // What the drain read may let a ticket start: the loop plans now, not at the poll.
+            if (refresh_dirty()) wake();
         } else {
             known_.scan();
         }
         const std::string key = app::encode_query(query);
-        if (const auto it = answered_.find(key); it != answered_.end()) return it->second;
+        if (const auto* kept = answered_.find(key, wall_clock_now())) return *kept;
         auto answer = app::answer_query(*live_, query);
-        if (answered_.size() >= 64) answered_.clear();
-        answered_.emplace(key, answer);
+        answered_.keep(key, answer);
         return answer;
     }
 
     // ---- deciding -----------------------------------------------------------------------
-
-    /// Appends, for each ticket of `timed`, the system's events `due` of it now (question
-    /// timeouts, handoff reminders and escalations); returns the earliest `deadline` after.
-    template <class Due, class Deadline>
-    std::optional<UnixMillis> commit_due(const std::set<std::string>& timed,
-                                         Due due,
-                                         Deadline deadline) {
-        std::optional<UnixMillis> next;
-        const UnixMillis now = wall_clock_now();
-        // A copy: committing changes the set.
-        for (const std::string& id : std::vector<std::string>(timed.begin(), timed.end())) {
-            const auto ticket = known_.all().at(id).ticket;
-            if (!ticket) continue;
-            if (!due(*ticket, now).empty()) {
-                writes_.commit(id, [due, now](const Ticket& t) {
-                    std::vector<Authored> batch;
-                    for (auto& payload : due(t, now))
-                        batch.push_back({Actor{ActorKind::system, {}}, std::move(payload)});
-                    return batch;
-                });
-            }
-            // The ticket as that commit left it: the deadline just met is past.
-            if (const auto& now_known = known_.all().at(id).ticket)
-                if (auto at = deadline(*now_known)) next = next ? std::min(*next, *at) : *at;
-        }
-        return next;
-    }
-
-    std::optional<UnixMillis> time_out_questions() {
-        return commit_due(
-            timed_questions_,
-            [](const Ticket& t, UnixMillis now) {
-                std::vector<Payload> timeouts;
-                for (auto& q : questions_due(t, now)) timeouts.emplace_back(QuestionTimedOut{q});
-                return timeouts;
-            },
-            [](const Ticket& t) { return next_question_deadline(t); });
-    }
-
-    /// The reminders and escalations board.yaml's `handoffs` owe people (the notify command
-    /// hears of each as the change is folded).
-    std::optional<UnixMillis> mind_handoffs() {
-        const Policy& policy = config_.policy;
-        return commit_due(
-            timed_handoffs_,
-            [&policy](const Ticket& t, UnixMillis now) {
-                return handoff_events_due(t, policy, now);
-            },
-            [&policy](const Ticket& t) { return next_handoff_deadline(t, policy); });
-    }
 
     /// Launches what the planner says may run now; returns when it must look again at the
     /// latest (a retry backoff or a debounce ends).
@@ -359,7 +314,7 @@ private:
         asio::co_spawn(
             io_,
             run_ticket(id, start, run_id, before->seq, running.agent),
-            [this, id](std::exception_ptr e) {
+            [this, id, run_id](std::exception_ptr e) {
                 if (e) {
                     try {
                         std::rethrow_exception(e);
@@ -367,11 +322,31 @@ private:
                         reporter_.problem(fmt::format(
                             "board-daemon: {}: run failed inside the daemon: {}", id, ex.what()));
                     }
+                    end_broken_run(id, run_id);
                 }
                 running_.erase(id);
                 reporter_.stopped(id);
                 wake();
             });
+    }
+
+    /// A run the daemon failed inside (an exception, mostly memory) is stopped and ended on
+    /// its log as interrupted, so that its slot is not given back with the run still open.
+    void end_broken_run(const std::string& id, const std::string& run_id) {
+        running_.at(id).agent->kill_now();
+        const app::Author interrupted = [run_id](const Ticket& t) {
+            std::vector<Authored> end;
+            if (t.run && t.run->id == run_id)
+                end.push_back({Actor{ActorKind::system, {}},
+                               RunInterrupted{run_id, "board-daemon failed inside the run"}});
+            return end;
+        };
+        try {
+            writes_.commit(id, interrupted, {}, true, true);
+        } catch (const std::exception& ex) {
+            reporter_.problem(fmt::format(
+                "board-daemon: {}: run {} left open on the log: {}", id, run_id, ex.what()));
+        }
     }
 
     asio::awaitable<void> run_ticket(std::string id,
@@ -489,9 +464,7 @@ private:
             }
             std::optional<Clock::time_point> wake_at;
             if (!stopping_ && options_.run_agents) {
-                auto deadline = time_out_questions();
-                if (auto handoff = mind_handoffs())
-                    deadline = deadline ? std::min(*deadline, *handoff) : *handoff;
+                const auto deadline = due_.commit_due();
                 if (deadline && watching) {
                     wake_at =
                         Clock::now() +
@@ -553,14 +526,14 @@ private:
     std::shared_ptr<app::LiveBoard> live_;
     std::unique_ptr<http::HttpServer> http_;
     QueryServer queries_;
-    std::unordered_map<std::string, app::QueryAnswer> answered_;  ///< see answer_now()
+    AnswerCache answered_;  ///< see answer_now()
     std::unique_ptr<AgentLauncher> launcher_;
     /// The daemon's own writes; each one's result reaches `live_` on the io thread.
     OwnWrites writes_;
     RunContext run_context_;
-    bool looked_once_ = false;               ///< the first scan of the board is done
-    std::set<std::string> timed_questions_;  ///< tickets with a question that can time out
-    std::set<std::string> timed_handoffs_;   ///< tickets a handoff service level may remind
+    bool looked_once_ = false;  ///< the first scan of the board is done
+    /// Question timeouts and handoff reminders; the ticket_changed() of `known_` feeds it.
+    DueEvents due_;
     std::map<std::string, Running, KnownTickets::IdOrder> running_;
     Shipments shipments_;
     UniqueFd lock_;  ///< tickets/.daemon.lock, held while the daemon runs

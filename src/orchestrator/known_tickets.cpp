@@ -6,24 +6,13 @@
 
 #include <fmt/format.h>
 
-#include <sys/stat.h>
+#include <algorithm>
 
 namespace board::orchestrator {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::optional<KnownTickets::LogStamp> stamp_of(const fs::path& ticket_dir) {
-    struct stat st {};
-
-    if (::stat((ticket_dir / log_file_name).c_str(), &st) != 0) return std::nullopt;
-    return KnownTickets::LogStamp{
-        st.st_dev,
-        st.st_ino,
-        st.st_size,
-        static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec};
-}
 
 /// What the daemon keeps of a ticket while no run of it starts: what next_action(), the
 /// planner, recovery, notifications and question timeouts read (summarize() and the
@@ -77,7 +66,7 @@ void KnownTickets::scan() {
 
 void KnownTickets::reload(const std::string& id, bool notified) {
     Entry& known = entry(id);
-    const auto stamp = stamp_of(known.dir);
+    const auto stamp = stamp_of(known.dir / log_file_name);
     if (!notified && stamp && known.ticket && *stamp == known.stamp) return;  // unchanged
     auto loaded = load_ticket(known.dir);
     if (auto* error = std::get_if<LogError>(&loaded)) {
@@ -86,7 +75,7 @@ void KnownTickets::reload(const std::string& id, bool notified) {
             // no longer on the board.
             if (known.ticket) {
                 set(id, nullptr);
-                known.stamp = LogStamp{};
+                known.stamp = FileStamp{};
             }
             return;
         }
@@ -112,12 +101,16 @@ void KnownTickets::reload(const std::string& id, bool notified) {
         if (scanned_once_) known.available_at = Clock::now() + debounce_;
     }
     if (external) {
-        // A human (or a script) just changed it: wait for the dust to settle (001).
-        known.available_at = Clock::now() + debounce_;
+        changed_by_others(id);
         known.own_seq = value.ticket.seq;
     }
     set(id, std::make_shared<const Ticket>(std::move(value.ticket)));
-    known.stamp = stamp.value_or(LogStamp{});
+    known.stamp = stamp.value_or(FileStamp{});
+}
+
+void KnownTickets::changed_by_others(const std::string& id) {
+    Entry& known = entry(id);
+    known.available_at = std::max(known.available_at, Clock::now() + debounce_);
 }
 
 void KnownTickets::set(const std::string& id, std::shared_ptr<const Ticket> ticket) {

@@ -6,6 +6,7 @@
 // again unless inotify named it.
 
 #include "orchestrator/reporter.hpp"
+#include "support/files.hpp"
 
 #include <board/app.hpp>
 #include <board/ticket.hpp>
@@ -24,21 +25,12 @@ class KnownTickets {
 public:
     using Clock = std::chrono::steady_clock;
 
-    /// The identity of a log file when it was read.
-    struct LogStamp {
-        dev_t device = 0;
-        ino_t inode = 0;
-        off_t size = -1;
-        std::int64_t ctime_ns = 0;  ///< unlike the mtime, nothing sets it back (cp -p)
-        friend bool operator==(const LogStamp&, const LogStamp&) = default;
-    };
-
     struct Entry {
         explicit Entry(std::filesystem::path ticket_dir)
             : dir(std::move(ticket_dir)) {}
 
         std::filesystem::path dir;
-        LogStamp stamp;
+        FileStamp stamp;                       ///< of its log when it was read
         std::shared_ptr<const Ticket> ticket;  ///< null: not readable now (or not created yet)
         std::int64_t own_seq = -1;             ///< the seq of the daemon's last write; -1 none
         Clock::time_point available_at{};      ///< no run before (a person just changed it)
@@ -67,6 +59,9 @@ public:
     /// Reads `id`'s log again unless its identity is unchanged; `notified`: inotify named it, so
     /// it is read even then (an edit in place within one clock tick keeps the identity).
     void reload(const std::string& id, bool notified);
+    /// Another writer (a person, a script) just changed `id`: no run of it before the dust
+    /// settles (daemon.debounce).
+    void changed_by_others(const std::string& id);
     /// Records `ticket` (the fold of the log, e.g. after the daemon's own write) as what is
     /// known of `id`; null when it cannot be read.
     void set(const std::string& id, std::shared_ptr<const Ticket> ticket);

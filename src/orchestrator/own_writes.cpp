@@ -61,8 +61,9 @@ OwnWrites::Written OwnWrites::commit(const std::string& id,
                                      std::optional<std::int64_t> expected_seq,
                                      bool refresh_snapshot,
                                      bool run_result) {
+    const std::int64_t known = known_seq(id);
     return committed(
-        id, writer_.record(id, build, expected_seq, false), refresh_snapshot, run_result);
+        id, writer_.record(id, build, expected_seq, false), known, refresh_snapshot, run_result);
 }
 
 boost::asio::awaitable<OwnWrites::Written> OwnWrites::commit_on_disk(
@@ -75,6 +76,7 @@ boost::asio::awaitable<OwnWrites::Written> OwnWrites::commit_on_disk(
     // While the write is on its way, a change the watcher sees in this log is the daemon's
     // own, not a person's (no debounce for it).
     ++known_.entry(id).own_writes_in_flight;
+    const std::int64_t known = known_seq(id);
     std::optional<app::Result<app::Recorded>> recorded;
     std::exception_ptr failed;
     try {
@@ -91,11 +93,17 @@ boost::asio::awaitable<OwnWrites::Written> OwnWrites::commit_on_disk(
     // ticket would be taken for the daemon's own.
     --known_.entry(id).own_writes_in_flight;
     if (failed) std::rethrow_exception(failed);
-    co_return committed(id, std::move(*recorded), refresh_snapshot, run_result);
+    co_return committed(id, std::move(*recorded), known, refresh_snapshot, run_result);
+}
+
+std::int64_t OwnWrites::known_seq(const std::string& id) {
+    const auto& ticket = known_.entry(id).ticket;
+    return ticket ? ticket->seq : -1;
 }
 
 OwnWrites::Written OwnWrites::committed(const std::string& id,
                                         app::Result<app::Recorded> recorded,
+                                        std::int64_t known_seq,
                                         bool refresh_snapshot,
                                         bool run_result) {
     if (!recorded) {
@@ -110,15 +118,28 @@ OwnWrites::Written OwnWrites::committed(const std::string& id,
         return std::nullopt;
     }
     auto& entry = known_.entry(id);
-    known_.set(id, recorded.value().ticket);
-    entry.own_seq = recorded.value().ticket->seq;
-    // Not stamped: another writer may have appended right after, so the next look at this
-    // ticket reads it again.
-    entry.stamp = KnownTickets::LogStamp{};
+    const auto& written = recorded.value().ticket;
+    const auto own_events = static_cast<std::int64_t>(recorded.value().events.size());
+    // Another writer's events beside the daemon's are a person's change like any other, even
+    // while this write was on its way (when a notified reload cannot tell whose they are):
+    // before them in the log (the write was built on them), or after them (a reload while the
+    // write was on its way read them already, and what it read is newer than this).
+    const bool others_before = known_seq >= 0 && written->seq - own_events > known_seq;
+    const bool newer_known = entry.ticket && entry.ticket->seq > written->seq;
+    if (others_before || newer_known) known_.changed_by_others(id);
+    if (newer_known) {
+        entry.own_seq = entry.ticket->seq;
+    } else {
+        known_.set(id, written);
+        entry.own_seq = written->seq;
+        // Not stamped: another writer may have appended right after, so the next look at
+        // this ticket reads it again.
+        entry.stamp = FileStamp{};
+    }
     for (const auto& w : recorded.value().warnings) reporter_.problem("board-daemon: " + w);
     for (const auto& e : recorded.value().events) reporter_.event(id, e);
     if (refresh_snapshot) refresh_ticket_json(id);
-    return recorded.value().ticket;
+    return written;
 }
 
 }  // namespace board::orchestrator

@@ -87,10 +87,14 @@ public:
     int results_lost() const { return results_lost_; }
 
 private:
+    /// `known_seq`: the seq of what was known of the ticket when the write began (-1: none).
     Written committed(const std::string& id,
                       app::Result<app::Recorded> recorded,
+                      std::int64_t known_seq,
                       bool refresh_snapshot,
                       bool run_result);
+
+    std::int64_t known_seq(const std::string& id);
 
     /// `ticket.json` of ticket `id` made again from its log, on the disk threads one at a
     /// time; a failure is kept for report_snapshot_failures().

@@ -9,6 +9,8 @@
 
 #include <board/app.hpp>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -24,19 +26,23 @@ using namespace std::chrono_literals;
 namespace {
 
 struct Board {
+    explicit Board(std::chrono::milliseconds debounce_for = 0ms)
+        : debounce(debounce_for) {
+        REQUIRE(app::init_board(root, "W"));
+    }
+
     board::testing::TempDir dir{"board-own-writes-"};
     fs::path root = dir.path();
     Reporter reporter{DaemonOptions::Output::json};
     std::vector<std::string> changes;  ///< "id:known" or "id:gone", as KnownTickets reports them
+    std::chrono::milliseconds debounce;
     KnownTickets known{root / "tickets",
                        reporter,
-                       0ms,
+                       debounce,
                        [this](const std::string& id, const Ticket*, const Ticket* after) {
                            changes.push_back(id + (after ? ":known" : ":gone"));
                        },
                        [](const std::string&) {}};
-
-    Board() { REQUIRE(app::init_board(root, "W")); }
 
     std::string create(const std::string& title) {
         app::Board writer{root};
@@ -46,6 +52,20 @@ struct Board {
         REQUIRE(written);
         return written.value().ticket.id;
     }
+
+    /// A person's note, written past the daemon (it has not read it yet); the seq after it.
+    std::int64_t person_notes(const std::string& id, const std::string& text) {
+        app::Board writer{root};
+        auto written = writer.note(id, text, app::NoteFrom::human, Actor{ActorKind::human, "ana"});
+        REQUIRE(written);
+        return written.value().ticket.seq;
+    }
+};
+
+const app::Author system_note = [](const Ticket&) {
+    NoteAdded added;
+    added.text = "the daemon's note";
+    return std::vector<app::Authored>{{Actor{ActorKind::system, {}}, added}};
 };
 
 }  // namespace
@@ -99,4 +119,62 @@ TEST_CASE("a ticket whose log is removed is forgotten, one not written yet is no
     board.known.reload("W-77", true);
     CHECK_FALSE(board.known.all().at("W-77").ticket);
     CHECK(board.changes.empty());
+}
+
+TEST_CASE(
+    "a person's change the daemon's own write was built on holds the ticket for the "
+    "debounce",
+    "[own_writes]") {
+    Board board{30s};
+    const std::string id = board.create("changed under the daemon");
+    board.known.scan();
+    REQUIRE(board.known.all().at(id).available_at <= KnownTickets::Clock::now());
+    OwnWrites writes{board.root, board.known, board.reporter, 10s};
+
+    // The daemon's own write alone holds nothing.
+    REQUIRE(writes.commit(id, system_note));
+    CHECK(board.known.all().at(id).available_at <= KnownTickets::Clock::now());
+
+    // A person's note lands before the daemon has read it; the daemon's next write folds it in.
+    const auto before = KnownTickets::Clock::now();
+    const std::int64_t person_seq = board.person_notes(id, "a person's note");
+    const auto written = writes.commit(id, system_note);
+    REQUIRE(written);
+    CHECK((*written)->seq == person_seq + 1);
+    CHECK(board.known.all().at(id).available_at >= before + 30s);
+}
+
+TEST_CASE("a person's change read while the daemon's write was on its way is kept, and debounced",
+          "[own_writes]") {
+    Board board{30s};
+    const std::string id = board.create("changed while writing");
+    board.known.scan();
+    OwnWrites writes{board.root, board.known, board.reporter, 10s};
+    std::int64_t person_seq = -1;
+    OwnWrites::Around around;
+    // Right after the daemon's write is durable, a person writes, and the watcher's reload
+    // (on the io thread, while the write is still on its way back) reads it.
+    around.after = [&](const Ticket&) {
+        person_seq = board.person_notes(id, "right after the daemon");
+        board.known.reload(id, true);
+    };
+    const auto before = KnownTickets::Clock::now();
+    boost::asio::io_context io;
+    OwnWrites::Written result;
+    boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<void> {
+            result = co_await writes.commit_on_disk(id, system_note, {}, false, false, around);
+        },
+        [](std::exception_ptr e) {
+            if (e) std::rethrow_exception(e);
+        });
+    io.run();
+    REQUIRE(result);
+    REQUIRE(person_seq > 0);
+    CHECK((*result)->seq == person_seq - 1);
+    // What is known is the newer log, not the older ticket the write made.
+    REQUIRE(board.known.all().at(id).ticket);
+    CHECK(board.known.all().at(id).ticket->seq == person_seq);
+    CHECK(board.known.all().at(id).available_at >= before + 30s);
 }

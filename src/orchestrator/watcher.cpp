@@ -7,6 +7,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <fmt/format.h>
 
 #include <cerrno>
 #include <cstring>
@@ -20,10 +21,12 @@ namespace asio = boost::asio;
 
 BoardWatcher::BoardWatcher(asio::io_context& io,
                            std::filesystem::path tickets_dir,
-                           std::function<void()> changed)
+                           std::function<void()> changed,
+                           std::function<void(const std::string&)> problem)
     : io_(io)
     , tickets_dir_(std::move(tickets_dir))
-    , changed_(std::move(changed)) {}
+    , changed_(std::move(changed))
+    , problem_(std::move(problem)) {}
 
 BoardWatcher::~BoardWatcher() {
     stop();
@@ -47,7 +50,22 @@ void BoardWatcher::watch(const std::string& id) {
         fd_,
         (tickets_dir_ / id).c_str(),
         IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM);
-    if (watch >= 0) watched_[watch] = id;
+    if (watch >= 0) {
+        watched_[watch] = id;
+        unwatched_.erase(id);
+        return;
+    }
+    // A folder removed since it was named is watched again when it is made again.
+    if (errno == ENOENT || errno == ENOTDIR) return;
+    const int error = errno;
+    unwatched_.insert(id);
+    if (std::exchange(told_unwatched_, true)) return;
+    problem_(
+        fmt::format("cannot watch {} for changes ({}{}): its log, and any other not "
+                    "watched, is looked at by its identity instead",
+                    (tickets_dir_ / id).string(),
+                    std::strerror(error),
+                    error == ENOSPC ? "; raise fs.inotify.max_user_watches" : ""));
 }
 
 std::set<std::string> BoardWatcher::take_changed() {
@@ -80,7 +98,7 @@ asio::awaitable<void> BoardWatcher::read_notifications() {
                                                          asio::as_tuple(asio::use_awaitable));
         if (ec) co_return;
         note({buffer.data(), n});
-        if (!changed_ids_.empty()) changed_();
+        if (has_changed()) changed_();
     }
 }
 
@@ -93,7 +111,14 @@ void BoardWatcher::note(std::string_view events) {
         const char* name_start = events.data() + off + sizeof header;
         const std::string_view name{name_start, ::strnlen(name_start, header.len)};
         off += sizeof header + header.len;
-        if (header.wd == board_watch_) {
+        if ((header.mask & IN_Q_OVERFLOW) != 0) {
+            overflowed_ = true;
+            problem_(
+                "inotify dropped notifications (its queue was full): every log is looked "
+                "at again");
+        } else if ((header.mask & IN_IGNORED) != 0) {
+            watched_.erase(header.wd);  // its folder went, and the watch with it
+        } else if (header.wd == board_watch_) {
             if (!is_valid_ticket_id(name)) continue;
             changed_ids_.insert(std::string{name});
             // A folder made again (a `git checkout`, `rm` then `cp -r`) is a new inode: its

@@ -16,16 +16,19 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace board::orchestrator {
 
 class BoardWatcher {
 public:
     /// `changed` is called on the io_context's thread when a batch of notifications named a
-    /// ticket.
+    /// ticket (or the kernel dropped some); `problem` with one sentence when a folder cannot
+    /// be watched or notifications were dropped.
     BoardWatcher(boost::asio::io_context& io,
                  std::filesystem::path tickets_dir,
-                 std::function<void()> changed);
+                 std::function<void()> changed,
+                 std::function<void(const std::string&)> problem);
     ~BoardWatcher();
     BoardWatcher(const BoardWatcher&) = delete;
     BoardWatcher& operator=(const BoardWatcher&) = delete;
@@ -43,7 +46,15 @@ public:
     /// The tickets named since the last call.
     std::set<std::string> take_changed();
 
-    bool has_changed() const { return !changed_ids_.empty(); }
+    /// Whether the kernel dropped notifications since the last call (its queue overflowed):
+    /// then any log may have changed unseen, and only a look at every one is sure.
+    bool take_overflow() { return std::exchange(overflowed_, false); }
+
+    /// Ticket folders inotify could not watch (its limit of watches reached): their logs
+    /// must be looked at by their identity instead.
+    const std::set<std::string>& unwatched() const { return unwatched_; }
+
+    bool has_changed() const { return !changed_ids_.empty() || overflowed_; }
 
     /// Marks `id` to be read again (the daemon's own doubt, e.g. a write that lost a race).
     void mark(const std::string& id) { changed_ids_.insert(id); }
@@ -57,11 +68,15 @@ private:
     boost::asio::io_context& io_;
     std::filesystem::path tickets_dir_;
     std::function<void()> changed_;
+    std::function<void(const std::string&)> problem_;
     std::optional<boost::asio::posix::stream_descriptor> stream_;
     int fd_ = -1;
     int board_watch_ = -1;
     std::map<int, std::string> watched_;
     std::set<std::string> changed_ids_;
+    std::set<std::string> unwatched_;
+    bool overflowed_ = false;
+    bool told_unwatched_ = false;  ///< the first folder not watched is reported, not each
 };
 
 }  // namespace board::orchestrator

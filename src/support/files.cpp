@@ -88,6 +88,17 @@ std::optional<std::string> read_whole_file(const std::filesystem::path& file, in
     return text;
 }
 
+std::optional<FileStamp> stamp_of(const std::filesystem::path& file) {
+    struct stat st {};
+
+    if (::stat(file.c_str(), &st) != 0) return std::nullopt;
+    return FileStamp{
+        st.st_dev,
+        st.st_ino,
+        st.st_size,
+        static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec};
+}
+
 std::int64_t file_times_from_now_ns() {
     // File times come from a coarse clock up to one tick behind the real-time clock (or, with
     // multigrain timestamps, from the real-time clock itself), so: now less that tick.

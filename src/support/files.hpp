@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 
 namespace board {
 
@@ -28,6 +29,19 @@ std::string write_file_atomically(const std::filesystem::path& file,
 /// when it cannot be opened or read.
 std::optional<std::string> read_whole_file(const std::filesystem::path& file,
                                            int dir_fd = AT_FDCWD);
+
+/// The identity of a file when it was read: a replace changes the inode, an append the size,
+/// any write the ctime, which (unlike the mtime) nothing sets back (`cp -p`, `touch -d`).
+struct FileStamp {
+    dev_t device = 0;
+    ino_t inode = 0;
+    off_t size = -1;
+    std::int64_t ctime_ns = 0;
+    friend bool operator==(const FileStamp&, const FileStamp&) = default;
+};
+
+/// `file`'s stamp now, or nullopt when it cannot be statted (it is not there).
+std::optional<FileStamp> stamp_of(const std::filesystem::path& file);
 
 /// A time every change to a file from now on is stamped at or after, in ns since the epoch:
 /// a file time at or after it cannot tell a change made before now from one made after (the

@@ -228,6 +228,17 @@ std::string http_exchange(int port, const std::string& request) {
     return response;
 }
 
+/// The first answer of the daemon just started on `board` (its socket is up once it answers
+/// at all), or none within 30 s.
+std::optional<app::QueryAnswer> first_answer(TestBoard& board, const app::BoardQuery& query) {
+    std::optional<app::QueryAnswer> answered;
+    wait_until({board.root / ".board"}, 30s, [&] {
+        answered = app::ask_daemon(board.root, query);
+        return answered.has_value();
+    });
+    return answered;
+}
+
 /// Waits (30 s at most) until `id` has a finished run, then stops the daemon with SIGTERM;
 /// its exit code.
 int stop_after_first_run(TestBoard& board, const std::string& id, Child& daemon) {
@@ -1354,6 +1365,47 @@ TEST_CASE("a draft that is a link is not followed: the token stays secret") {
     CHECK(log.find("the draft was not taken: research.md is a symbolic link") != std::string::npos);
 }
 
+TEST_CASE("a running daemon's answers follow board.yaml and the end of a backoff they show") {
+    BoardOptions o;
+    o.budget = "{ max_attempts: 2, retry_backoff: 4s, retry_backoff_max: 10s }";
+    TestBoard board("answers-in-time", o);
+    const std::string id = board.create("fails once");
+    board.script(id, "research", "exit=3\n");
+    REQUIRE(board.daemon({"--once"}) == 0);  // one failed attempt: the second backs off
+    const auto failed_at = board.ticket(id).last_failure_at;
+    REQUIRE(failed_at);
+    // A daemon that runs nothing, so only time and board.yaml change the answers.
+    Child daemon = board.start_daemon({"--http", "127.0.0.1:0", "--no-agents"});
+    app::BoardQuery all;
+    all.list.all = true;
+    app::Board logs{board.root};
+    const auto answered = first_answer(board, all);
+    REQUIRE(answered);
+    CHECK(answered->output.find("\"backing_off\"") != std::string::npos);
+    CHECK(answered->output == app::answer_query(logs, all).output);
+
+    // A longer backoff in board.yaml: the standing's `until` moves with it.
+    const std::string yaml = read_file(board.root / "board.yaml");
+    const auto at = yaml.find("retry_backoff: 4s");
+    REQUIRE(at != std::string::npos);
+    write_file(board.root / "board.yaml",
+               yaml.substr(0, at) + "retry_backoff: 6s" + yaml.substr(at + 17));
+    const auto longer = app::ask_daemon(board.root, all);
+    REQUIRE(longer);
+    CHECK(longer->output != answered->output);
+    CHECK(longer->output == app::answer_query(logs, all).output);
+
+    // Once that backoff is over, it is the agent's turn, though nothing was written.
+    std::this_thread::sleep_until(
+        std::chrono::system_clock::time_point{std::chrono::milliseconds{*failed_at + 6'000 + 50}});
+    const auto after = app::ask_daemon(board.root, all);
+    REQUIRE(after);
+    CHECK(after->output.find("\"backing_off\"") == std::string::npos);
+    CHECK(after->output == app::answer_query(logs, all).output);
+    ::kill(daemon.pid, SIGTERM);
+    CHECK(daemon.wait(10s) == 0);
+}
+
 TEST_CASE("a running daemon answers board queries, each with every write finished before it") {
     TestBoard board("queries");
     std::vector<std::string> ids;
@@ -1362,12 +1414,7 @@ TEST_CASE("a running daemon answers board queries, each with every write finishe
     Child daemon = board.start_daemon({"--watch"});
     app::BoardQuery all;
     all.list.all = true;
-    // The socket is up once the daemon answers at all.
-    std::optional<app::QueryAnswer> answered;
-    wait_until({board.root / ".board"}, 30s, [&] {
-        answered = app::ask_daemon(board.root, all);
-        return answered.has_value();
-    });
+    const auto answered = first_answer(board, all);
     REQUIRE(answered);
     app::Board logs{board.root};
     CHECK(answered->output == app::answer_query(logs, all).output);
