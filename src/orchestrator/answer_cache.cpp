@@ -21,6 +21,9 @@ const app::QueryAnswer* AnswerCache::find(const std::string& key, UnixMillis now
 }
 
 void AnswerCache::keep(std::string key, app::QueryAnswer answer) {
+    // A board.yaml changed within the file clock's last tick could change again with the
+    // same stamp (an edit in place of the same size): an answer made from it is not kept.
+    if (read_yaml_ && read_yaml_->ctime_ns >= file_times_from_now_ns()) return;
     // A bound, not a policy: the questions a person's tools ask are few.
     if (answers_.size() >= 64) answers_.clear();
     answers_.insert_or_assign(std::move(key), std::move(answer));

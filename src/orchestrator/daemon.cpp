@@ -87,7 +87,7 @@ public:
                    [this](const app::BoardQuery& q) { return answer_now(q); })
         , answered_(options.board_root / "board.yaml")
         , launcher_(process_launcher())
-        , writes_(options.board_root, known_, reporter_, config.daemon.poll)
+        , writes_(options.board_root, known_, reporter_, options.poll.value_or(config.daemon.poll))
         , due_(known_, writes_, config_.policy)
         , shipments_(
               io_,
@@ -231,15 +231,22 @@ private:
 
     /// Reads again every ticket the watcher named; whether there was any.
     bool refresh_dirty() {
-        if (watcher_.take_overflow()) {
-            watcher_.take_changed();
-            known_.scan();
-            return true;
-        }
+        const bool overflowed = watcher_.take_overflow();
         auto changed = watcher_.take_changed();
+        bool any = !changed.empty() || overflowed;
+        if (overflowed) {
+            // Notifications were dropped: a folder made again may have lost its watch unseen,
+            // and any log may have changed.
+            for (const auto& [id, entry] : known_.all()) watcher_.watch(id);
+            known_.scan();
+        }
         for (const auto& id : changed) known_.reload(id, true);
-        for (const auto& id : watcher_.unwatched()) known_.reload(id, false);
-        return !changed.empty();
+        for (const auto& id : watcher_.unwatched()) {
+            const Ticket* before = known_.entry(id).ticket.get();
+            known_.reload(id, false);
+            any = any || known_.entry(id).ticket.get() != before;
+        }
+        return any;
     }
 
     /// A board-wide query from the `board` command: answered from the kept board once every
@@ -457,6 +464,10 @@ private:
             writes_.report_snapshot_failures();
             const bool poll_due = Clock::now() - last_full_scan >= config_.daemon.poll;
             if (!watcher_.available() || poll_due) {
+                // A folder inotify could not watch may be watched now (a limit raised).
+                for (const auto& id : std::vector<std::string>(watcher_.unwatched().begin(),
+                                                               watcher_.unwatched().end()))
+                    watcher_.watch(id);
                 known_.scan();
                 last_full_scan = Clock::now();
             } else {

@@ -48,20 +48,20 @@ void DueEvents::commit_each(const std::set<std::string>& timed,
     const auto earliest = [&next](UnixMillis at) { next = next ? std::min(*next, at) : at; };
     const UnixMillis now = wall_clock_now();
     const auto steady_now = KnownTickets::Clock::now();
+    // Held (a write of it was refused, or a person just changed it): looked at again when the
+    // hold ends, not at every turn of the loop.
+    const auto held = [&](const KnownTickets::Entry& entry) {
+        if (entry.available_at <= steady_now) return false;
+        earliest(now + std::chrono::duration_cast<std::chrono::milliseconds>(entry.available_at -
+                                                                             steady_now)
+                           .count());
+        return true;
+    };
     // A copy: committing changes the set.
     for (const std::string& id : std::vector<std::string>(timed.begin(), timed.end())) {
         const auto& entry = known_.all().at(id);
-        const auto ticket = entry.ticket;
-        if (!ticket) continue;
-        if (entry.available_at > steady_now) {
-            // Held (a write of it was refused, or a person just changed it): tried again when
-            // the hold ends, not at every turn of the loop.
-            const auto held = std::chrono::duration_cast<std::chrono::milliseconds>(
-                entry.available_at - steady_now);
-            earliest(now + held.count());
-            continue;
-        }
-        if (!due(*ticket, now).empty()) {
+        if (held(entry) || !entry.ticket) continue;
+        if (!due(*entry.ticket, now).empty()) {
             writes_.commit(id, [due, now](const Ticket& t) {
                 std::vector<Authored> batch;
                 for (auto& payload : due(t, now))
@@ -69,9 +69,9 @@ void DueEvents::commit_each(const std::set<std::string>& timed,
                 return batch;
             });
         }
-        // The ticket as that commit left it: the deadline just met is past.
-        if (const auto& now_known = known_.all().at(id).ticket)
-            if (auto at = deadline(*now_known)) earliest(*at);
+        // The ticket as that commit left it: the deadline just met is past, or it is held.
+        if (held(entry) || !entry.ticket) continue;
+        if (auto at = deadline(*entry.ticket)) earliest(*at);
     }
 }
 

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace board::orchestrator {
 
@@ -36,7 +37,12 @@ public:
         Clock::time_point available_at{};      ///< no run before (a person just changed it)
         bool ran_this_session = false;
         int own_writes_in_flight = 0;  ///< the daemon's writes on their way to this log
-        std::string problem;           ///< the last load error, printed once per change
+        /// While writes of the daemon's own to this log overlap: the seq known when the first
+        /// of them began (-1: none known), and the seqs they appended. Any other seq after it
+        /// is another writer's.
+        std::optional<std::int64_t> judged_after;
+        std::vector<std::int64_t> own_appended;
+        std::string problem;  ///< the last load error, printed once per change
     };
 
     struct IdOrder {

@@ -61,9 +61,9 @@ OwnWrites::Written OwnWrites::commit(const std::string& id,
                                      std::optional<std::int64_t> expected_seq,
                                      bool refresh_snapshot,
                                      bool run_result) {
-    const std::int64_t known = known_seq(id);
+    beginning(id);
     return committed(
-        id, writer_.record(id, build, expected_seq, false), known, refresh_snapshot, run_result);
+        id, writer_.record(id, build, expected_seq, false), refresh_snapshot, run_result);
 }
 
 boost::asio::awaitable<OwnWrites::Written> OwnWrites::commit_on_disk(
@@ -75,8 +75,8 @@ boost::asio::awaitable<OwnWrites::Written> OwnWrites::commit_on_disk(
     Around around) {
     // While the write is on its way, a change the watcher sees in this log is the daemon's
     // own, not a person's (no debounce for it).
+    beginning(id);
     ++known_.entry(id).own_writes_in_flight;
-    const std::int64_t known = known_seq(id);
     std::optional<app::Result<app::Recorded>> recorded;
     std::exception_ptr failed;
     try {
@@ -92,42 +92,55 @@ boost::asio::awaitable<OwnWrites::Written> OwnWrites::commit_on_disk(
     // Given back however the write ended, or every later change a person makes to this
     // ticket would be taken for the daemon's own.
     --known_.entry(id).own_writes_in_flight;
-    if (failed) std::rethrow_exception(failed);
-    co_return committed(id, std::move(*recorded), known, refresh_snapshot, run_result);
+    if (failed) {
+        others_appended(known_.entry(id), -1);  // forgets this write
+        std::rethrow_exception(failed);
+    }
+    co_return committed(id, std::move(*recorded), refresh_snapshot, run_result);
 }
 
-std::int64_t OwnWrites::known_seq(const std::string& id) {
-    const auto& ticket = known_.entry(id).ticket;
-    return ticket ? ticket->seq : -1;
+void OwnWrites::beginning(const std::string& id) {
+    auto& entry = known_.entry(id);
+    if (!entry.judged_after) entry.judged_after = entry.ticket ? entry.ticket->seq : -1;
+}
+
+bool OwnWrites::others_appended(KnownTickets::Entry& entry, std::int64_t written_seq) {
+    // The last of overlapping writes judges: before it, another's seqs are not all known.
+    if (entry.own_writes_in_flight > 0 || !entry.judged_after) return false;
+    const std::int64_t after = *entry.judged_after;
+    const std::int64_t top = std::max(written_seq, entry.ticket ? entry.ticket->seq : -1);
+    const auto own = std::count_if(entry.own_appended.begin(),
+                                   entry.own_appended.end(),
+                                   [&](std::int64_t seq) { return seq > after && seq <= top; });
+    entry.judged_after.reset();
+    entry.own_appended.clear();
+    return after >= 0 && top - after > own;
 }
 
 OwnWrites::Written OwnWrites::committed(const std::string& id,
                                         app::Result<app::Recorded> recorded,
-                                        std::int64_t known_seq,
                                         bool refresh_snapshot,
                                         bool run_result) {
+    auto& entry = known_.entry(id);
     if (!recorded) {
         // A run happened and its end is not on the log: the daemon must not end as if it were.
         if (run_result && recorded.error().kind == app::Refusal::Kind::storage) ++results_lost_;
         if (recorded.error().kind != app::Refusal::Kind::conflict) {
             reporter_.problem("board-daemon: " + recorded.error().message);
-            auto& entry = known_.entry(id);
             entry.available_at =
                 std::max(entry.available_at, KnownTickets::Clock::now() + retry_after_);
         }
+        if (others_appended(entry, -1)) known_.changed_by_others(id);
         return std::nullopt;
     }
-    auto& entry = known_.entry(id);
     const auto& written = recorded.value().ticket;
-    const auto own_events = static_cast<std::int64_t>(recorded.value().events.size());
+    for (const auto& e : recorded.value().events) entry.own_appended.push_back(e.seq);
     // Another writer's events beside the daemon's are a person's change like any other, even
     // while this write was on its way (when a notified reload cannot tell whose they are):
-    // before them in the log (the write was built on them), or after them (a reload while the
-    // write was on its way read them already, and what it read is newer than this).
-    const bool others_before = known_seq >= 0 && written->seq - own_events > known_seq;
-    const bool newer_known = entry.ticket && entry.ticket->seq > written->seq;
-    if (others_before || newer_known) known_.changed_by_others(id);
-    if (newer_known) {
+    // they are the seqs the daemon did not append.
+    if (others_appended(entry, written->seq)) known_.changed_by_others(id);
+    // A reload while the write was on its way may have read a newer log than it wrote.
+    if (entry.ticket && entry.ticket->seq > written->seq) {
         entry.own_seq = entry.ticket->seq;
     } else {
         known_.set(id, written);

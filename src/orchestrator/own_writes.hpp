@@ -87,14 +87,16 @@ public:
     int results_lost() const { return results_lost_; }
 
 private:
-    /// `known_seq`: the seq of what was known of the ticket when the write began (-1: none).
     Written committed(const std::string& id,
                       app::Result<app::Recorded> recorded,
-                      std::int64_t known_seq,
                       bool refresh_snapshot,
                       bool run_result);
 
-    std::int64_t known_seq(const std::string& id);
+    /// Notes what was known of `id` as a write of its own begins (see Entry::judged_after).
+    void beginning(const std::string& id);
+    /// Once no write of its own to `id` is on its way: whether another writer appended
+    /// since the first of them began, then forgets them.
+    bool others_appended(KnownTickets::Entry& entry, std::int64_t written_seq);
 
     /// `ticket.json` of ticket `id` made again from its log, on the disk threads one at a
     /// time; a failure is kept for report_snapshot_failures().

@@ -68,6 +68,24 @@ const app::Author system_note = [](const Ticket&) {
     return std::vector<app::Authored>{{Actor{ActorKind::system, {}}, added}};
 };
 
+/// The daemon's note as a write on its way (commit_on_disk, run to its end), with `around`.
+OwnWrites::Written note_on_disk(OwnWrites& writes,
+                                const std::string& id,
+                                const OwnWrites::Around& around) {
+    boost::asio::io_context io;
+    OwnWrites::Written result;
+    boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<void> {
+            result = co_await writes.commit_on_disk(id, system_note, {}, false, false, around);
+        },
+        [](std::exception_ptr e) {
+            if (e) std::rethrow_exception(e);
+        });
+    io.run();
+    return result;
+}
+
 }  // namespace
 
 TEST_CASE("a write the rules refuse holds its ticket for the retry time, a conflict does not",
@@ -159,17 +177,7 @@ TEST_CASE("a person's change read while the daemon's write was on its way is kep
         board.known.reload(id, true);
     };
     const auto before = KnownTickets::Clock::now();
-    boost::asio::io_context io;
-    OwnWrites::Written result;
-    boost::asio::co_spawn(
-        io,
-        [&]() -> boost::asio::awaitable<void> {
-            result = co_await writes.commit_on_disk(id, system_note, {}, false, false, around);
-        },
-        [](std::exception_ptr e) {
-            if (e) std::rethrow_exception(e);
-        });
-    io.run();
+    const OwnWrites::Written result = note_on_disk(writes, id, around);
     REQUIRE(result);
     REQUIRE(person_seq > 0);
     CHECK((*result)->seq == person_seq - 1);
@@ -177,4 +185,25 @@ TEST_CASE("a person's change read while the daemon's write was on its way is kep
     REQUIRE(board.known.all().at(id).ticket);
     CHECK(board.known.all().at(id).ticket->seq == person_seq);
     CHECK(board.known.all().at(id).available_at >= before + 30s);
+}
+
+TEST_CASE("two writes of the daemon's own to one ticket at once are not taken for a person's",
+          "[own_writes]") {
+    Board board{30s};
+    const std::string id = board.create("two own writes");
+    board.known.scan();
+    OwnWrites writes{board.root, board.known, board.reporter, 10s};
+    // A question timeout written on the io thread while a run's write is on its way.
+    OwnWrites::Around around;
+    std::int64_t second_seq = -1;
+    around.after = [&](const Ticket&) {
+        const auto second = writes.commit(id, system_note);
+        REQUIRE(second);
+        second_seq = (*second)->seq;
+    };
+    const OwnWrites::Written first = note_on_disk(writes, id, around);
+    REQUIRE(first);
+    CHECK(second_seq == (*first)->seq + 1);
+    CHECK(board.known.all().at(id).ticket->seq == second_seq);
+    CHECK(board.known.all().at(id).available_at <= KnownTickets::Clock::now());
 }

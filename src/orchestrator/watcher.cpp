@@ -113,9 +113,10 @@ void BoardWatcher::note(std::string_view events) {
         off += sizeof header + header.len;
         if ((header.mask & IN_Q_OVERFLOW) != 0) {
             overflowed_ = true;
-            problem_(
-                "inotify dropped notifications (its queue was full): every log is looked "
-                "at again");
+            if (!std::exchange(told_overflow_, true))
+                problem_(
+                    "inotify dropped notifications (its queue was full): every log is "
+                    "looked at again (said once, however often it happens)");
         } else if ((header.mask & IN_IGNORED) != 0) {
             watched_.erase(header.wd);  // its folder went, and the watch with it
         } else if (header.wd == board_watch_) {

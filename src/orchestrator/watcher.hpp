@@ -77,6 +77,7 @@ private:
     std::set<std::string> unwatched_;
     bool overflowed_ = false;
     bool told_unwatched_ = false;  ///< the first folder not watched is reported, not each
+    bool told_overflow_ = false;   ///< and the first overflow
 };
 
 }  // namespace board::orchestrator

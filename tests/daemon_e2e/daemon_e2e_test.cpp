@@ -1367,7 +1367,7 @@ TEST_CASE("a draft that is a link is not followed: the token stays secret") {
 
 TEST_CASE("a running daemon's answers follow board.yaml and the end of a backoff they show") {
     BoardOptions o;
-    o.budget = "{ max_attempts: 2, retry_backoff: 4s, retry_backoff_max: 10s }";
+    o.budget = "{ max_attempts: 2, retry_backoff: 8s, retry_backoff_max: 20s }";
     TestBoard board("answers-in-time", o);
     const std::string id = board.create("fails once");
     board.script(id, "research", "exit=3\n");
@@ -1386,10 +1386,10 @@ TEST_CASE("a running daemon's answers follow board.yaml and the end of a backoff
 
     // A longer backoff in board.yaml: the standing's `until` moves with it.
     const std::string yaml = read_file(board.root / "board.yaml");
-    const auto at = yaml.find("retry_backoff: 4s");
+    const auto at = yaml.find("retry_backoff: 8s");
     REQUIRE(at != std::string::npos);
     write_file(board.root / "board.yaml",
-               yaml.substr(0, at) + "retry_backoff: 6s" + yaml.substr(at + 17));
+               yaml.substr(0, at) + "retry_backoff: 10s" + yaml.substr(at + 17));
     const auto longer = app::ask_daemon(board.root, all);
     REQUIRE(longer);
     CHECK(longer->output != answered->output);
@@ -1397,7 +1397,7 @@ TEST_CASE("a running daemon's answers follow board.yaml and the end of a backoff
 
     // Once that backoff is over, it is the agent's turn, though nothing was written.
     std::this_thread::sleep_until(
-        std::chrono::system_clock::time_point{std::chrono::milliseconds{*failed_at + 6'000 + 50}});
+        std::chrono::system_clock::time_point{std::chrono::milliseconds{*failed_at + 10'000 + 50}});
     const auto after = app::ask_daemon(board.root, all);
     REQUIRE(after);
     CHECK(after->output.find("\"backing_off\"") == std::string::npos);
