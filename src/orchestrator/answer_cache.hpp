@@ -31,6 +31,7 @@ public:
 private:
     std::filesystem::path board_yaml_;
     std::optional<FileStamp> read_yaml_;  ///< board.yaml as the kept answers read it
+    std::int64_t settled_before_ns_ = 0;  ///< file_times_from_now_ns() at its last stat
     std::unordered_map<std::string, app::QueryAnswer> answers_;
 };
 

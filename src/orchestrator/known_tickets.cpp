@@ -68,6 +68,7 @@ void KnownTickets::reload(const std::string& id, bool notified) {
     Entry& known = entry(id);
     const auto stamp = stamp_of(known.dir / log_file_name);
     if (!notified && stamp && known.ticket && *stamp == known.stamp) return;  // unchanged
+    if (known.own_writes_in_flight > 0) known.reloaded_in_flight = true;
     auto loaded = load_ticket(known.dir);
     if (auto* error = std::get_if<LogError>(&loaded)) {
         if (error->kind == LogError::Kind::not_found) {
@@ -91,9 +92,12 @@ void KnownTickets::reload(const std::string& id, bool notified) {
     for (const auto& warning : value.report.warnings) reporter_.problem("board-daemon: " + warning);
     known.problem.clear();
     if (value.ticket.id.empty()) return;  // no events yet
-    const bool external = known.own_writes_in_flight == 0 && known.own_seq >= 0 &&
-                          value.ticket.seq != known.own_seq &&
-                          (!known.ticket || value.ticket.seq != known.ticket->seq);
+    // A log that went back (a `git checkout`, a copy of an older one) is never the daemon's
+    // doing, even while a write of its own is on its way.
+    const bool rewound = known.ticket && value.ticket.seq < known.ticket->seq;
+    const bool external = rewound || (known.own_writes_in_flight == 0 && known.own_seq >= 0 &&
+                                      value.ticket.seq != known.own_seq &&
+                                      (!known.ticket || value.ticket.seq != known.ticket->seq));
     if (known.own_seq < 0) {
         known.own_seq = value.ticket.seq;
         // A ticket made while the daemon runs is as fresh as an edited one (agents.md: picked

@@ -42,7 +42,8 @@ public:
         /// is another writer's.
         std::optional<std::int64_t> judged_after;
         std::vector<std::int64_t> own_appended;
-        std::string problem;  ///< the last load error, printed once per change
+        bool reloaded_in_flight = false;  ///< read while a write of its own was on its way
+        std::string problem;              ///< the last load error, printed once per change
     };
 
     struct IdOrder {

@@ -62,8 +62,14 @@ OwnWrites::Written OwnWrites::commit(const std::string& id,
                                      bool refresh_snapshot,
                                      bool run_result) {
     beginning(id);
-    return committed(
-        id, writer_.record(id, build, expected_seq, false), refresh_snapshot, run_result);
+    std::optional<app::Result<app::Recorded>> recorded;
+    try {
+        recorded.emplace(writer_.record(id, build, expected_seq, false));
+    } catch (...) {
+        if (others_appended(known_.entry(id), -1)) known_.changed_by_others(id);
+        throw;
+    }
+    return committed(id, std::move(*recorded), refresh_snapshot, run_result);
 }
 
 boost::asio::awaitable<OwnWrites::Written> OwnWrites::commit_on_disk(
@@ -93,7 +99,7 @@ boost::asio::awaitable<OwnWrites::Written> OwnWrites::commit_on_disk(
     // ticket would be taken for the daemon's own.
     --known_.entry(id).own_writes_in_flight;
     if (failed) {
-        others_appended(known_.entry(id), -1);  // forgets this write
+        if (others_appended(known_.entry(id), -1)) known_.changed_by_others(id);
         std::rethrow_exception(failed);
     }
     co_return committed(id, std::move(*recorded), refresh_snapshot, run_result);
@@ -131,6 +137,7 @@ OwnWrites::Written OwnWrites::committed(const std::string& id,
                 std::max(entry.available_at, KnownTickets::Clock::now() + retry_after_);
         }
         if (others_appended(entry, -1)) known_.changed_by_others(id);
+        if (entry.own_writes_in_flight == 0) entry.reloaded_in_flight = false;
         return std::nullopt;
     }
     const auto& written = recorded.value().ticket;
@@ -139,12 +146,20 @@ OwnWrites::Written OwnWrites::committed(const std::string& id,
     // while this write was on its way (when a notified reload cannot tell whose they are):
     // they are the seqs the daemon did not append.
     if (others_appended(entry, written->seq)) known_.changed_by_others(id);
-    // A reload while the write was on its way may have read a newer log than it wrote.
-    if (entry.ticket && entry.ticket->seq > written->seq) {
+    entry.own_seq = written->seq;
+    const bool read_other_log =
+        entry.reloaded_in_flight && (!entry.ticket || entry.ticket->seq != written->seq);
+    if (entry.own_writes_in_flight == 0) entry.reloaded_in_flight = false;
+    if (read_other_log) {
+        // A reload while the write was on its way read a log other than the one written (a
+        // newer one, an older one copied over it, or none): it is read again, not replaced
+        // by the ticket as written.
+        known_.reload(id, true);
+    } else if (entry.ticket && entry.ticket->seq > written->seq) {
+        // Another write of its own, made while this one was on its way, is newer: kept.
         entry.own_seq = entry.ticket->seq;
     } else {
         known_.set(id, written);
-        entry.own_seq = written->seq;
         // Not stamped: another writer may have appended right after, so the next look at
         // this ticket reads it again.
         entry.stamp = FileStamp{};

@@ -207,3 +207,31 @@ TEST_CASE("two writes of the daemon's own to one ticket at once are not taken fo
     CHECK(board.known.all().at(id).ticket->seq == second_seq);
     CHECK(board.known.all().at(id).available_at <= KnownTickets::Clock::now());
 }
+
+TEST_CASE(
+    "an older log copied over the ticket while the daemon's write is on its way is what "
+    "is known, and debounced",
+    "[own_writes]") {
+    Board board{30s};
+    const std::string id = board.create("rewound");
+    const fs::path log = board.root / "tickets" / id / "events.jsonl";
+    const fs::path older = board.root / "older.jsonl";
+    fs::copy_file(log, older);
+    board.person_notes(id, "one");
+    board.person_notes(id, "two");
+    board.known.scan();
+    OwnWrites writes{board.root, board.known, board.reporter, 10s};
+    OwnWrites::Around around;
+    // A `git checkout` of an older log, read by the watcher while the write is on its way.
+    around.after = [&](const Ticket&) {
+        fs::copy_file(older, log, fs::copy_options::overwrite_existing);
+        board.known.reload(id, true);
+    };
+    const auto before = KnownTickets::Clock::now();
+    const OwnWrites::Written result = note_on_disk(writes, id, around);
+    REQUIRE(result);
+    CHECK((*result)->seq == 4);
+    REQUIRE(board.known.all().at(id).ticket);
+    CHECK(board.known.all().at(id).ticket->seq == 1);
+    CHECK(board.known.all().at(id).available_at >= before + 30s);
+}

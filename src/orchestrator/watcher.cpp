@@ -56,7 +56,10 @@ void BoardWatcher::watch(const std::string& id) {
         return;
     }
     // A folder removed since it was named is watched again when it is made again.
-    if (errno == ENOENT || errno == ENOTDIR) return;
+    if (errno == ENOENT || errno == ENOTDIR) {
+        unwatched_.erase(id);
+        return;
+    }
     const int error = errno;
     unwatched_.insert(id);
     if (std::exchange(told_unwatched_, true)) return;
