@@ -1,5 +1,6 @@
 // `board diff`: the ticket's branch as a reviewer reads it. git runs from an argv list, with
-// the repository's hooks and external diff drivers off, in the board's checkout.
+// the repository's hooks, external diff drivers and text conversions off, in the board's
+// checkout.
 
 #include "support/process.hpp"
 
@@ -14,19 +15,9 @@
 namespace board::app {
 namespace {
 
-/// `git ARGS` in `dir`, with the repository's hooks, fsmonitor and external diff drivers off.
+/// `git ARGS` in `dir` (git_argv: nothing the repository names runs).
 Captured run_git(const std::filesystem::path& dir, const std::vector<std::string>& args) {
-    std::vector<std::string> argv{"git",
-                                  "-C",
-                                  dir.string(),
-                                  "-c",
-                                  "core.hooksPath=/dev/null",
-                                  "-c",
-                                  "core.fsmonitor=false",
-                                  "-c",
-                                  "diff.external="};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return run_captured(argv, std::chrono::minutes{2}, 256u << 20);
+    return run_captured(git_argv(dir, args), std::chrono::minutes{2}, 256u << 20);
 }
 
 std::string last_line(std::string text) {
@@ -62,7 +53,8 @@ Result<std::string> Board::diff(const std::string& id, bool stat) {
                            {}};
         base = last_line(head.output);
     }
-    std::vector<std::string> args{"diff", "--no-color", "--no-ext-diff"};
+    // No text conversion: a textconv filter is a program the repository's config names.
+    std::vector<std::string> args{"diff", "--no-color", "--no-ext-diff", "--no-textconv"};
     if (stat) args.emplace_back("--stat");
     args.push_back(base + "..." + ticket.branch);
     args.emplace_back("--");

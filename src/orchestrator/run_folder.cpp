@@ -2,6 +2,7 @@
 
 #include "http/security.hpp"
 #include "support/files.hpp"
+#include "support/process.hpp"
 
 #include <board/artifact.hpp>
 #include <board/board_dir.hpp>
@@ -88,6 +89,21 @@ SharedConfinement shared_confinement(const fs::path& board_root) {
     return shared;
 }
 
+std::optional<fs::path> worktree_git_dir(const fs::path& worktree, const fs::path& git_dir) {
+    // `.git` in a worktree is a file, `gitdir: <repository>/.git/worktrees/<name>`; the agent
+    // may have rewritten it, so only a folder under the repository's `worktrees/` counts.
+    const auto text = read_whole_file(worktree / ".git");
+    constexpr std::string_view prefix = "gitdir: ";
+    if (!text || text->rfind(prefix, 0) != 0) return std::nullopt;
+    std::string named = text->substr(prefix.size());
+    while (!named.empty() && (named.back() == '\n' || named.back() == '\r')) named.pop_back();
+    fs::path own{named};
+    if (own.is_relative()) own = worktree / own;
+    own = resolved(own);
+    if (own.parent_path() != git_dir / "worktrees") return std::nullopt;
+    return own;
+}
+
 Confinement confinement_for(const SharedConfinement& shared,
                             const ConfinementPlaces& places,
                             LaunchSpec& spec) {
@@ -95,11 +111,18 @@ Confinement confinement_for(const SharedConfinement& shared,
     rules.writable.push_back(resolved(places.run_folder));
     if (places.writes_cwd) {
         rules.writable.push_back(resolved(places.cwd));
-        // Commits write the repository's object store and refs: the git folder of the
-        // board's own repository, found from the board, never from what the worktree
-        // (the agent's to write) says.
-        if (!places.repository_git_dir.empty())
-            rules.writable.push_back(resolved(places.repository_git_dir));
+        // Commits write the repository's objects, refs and reflogs, and the worktree's own
+        // git folder (HEAD, index), all found from the board's repository. Never its config,
+        // info/ or hooks/: they name programs git runs for whoever uses the repository next
+        // (a textconv in the daemon's `board diff`, a filter in its merge, a person's hook).
+        if (!places.repository_git_dir.empty()) {
+            const fs::path git_dir = resolved(places.repository_git_dir);
+            std::error_code ec;
+            fs::create_directories(git_dir / "logs", ec);  // a reflog's folder, made by git
+            for (const char* part : {"objects", "refs", "logs"})
+                rules.writable.push_back(git_dir / part);
+            if (auto own = worktree_git_dir(places.cwd, git_dir)) rules.writable.push_back(*own);
+        }
     }
     if (shared.own_tmp) {
         const fs::path own_tmp = places.run_folder / "tmp";
@@ -196,31 +219,16 @@ asio::awaitable<std::variant<fs::path, std::string>> ensure_worktree(asio::any_i
     fs::create_directories(path.parent_path(), ec);
     write_file_atomically(private_dir.value() / ".gitignore", "*\n");
     const std::string branch = ticket_branch(id);
-    // Hooks and fsmonitor off: nothing in the repository runs as the daemon.
+    // git_argv: nothing the repository names runs as the daemon.
     const auto worktree_add = [&](std::vector<std::string> args) {
-        std::vector<std::string> argv{"git",
-                                      "-C",
-                                      board_root.string(),
-                                      "-c",
-                                      "core.hooksPath=/dev/null",
-                                      "-c",
-                                      "core.fsmonitor=false",
-                                      "worktree",
-                                      "add"};
-        argv.insert(argv.end(), args.begin(), args.end());
-        return argv;
+        args.insert(args.begin(), {"worktree", "add"});
+        return git_argv(board_root, args);
     };
     LaunchSpec git;
     git.argv = worktree_add({"-B", branch, path.string()});
     // Reuse the branch if it exists (after a rejection), else branch from HEAD.
     LaunchSpec probe;
-    probe.argv = {"git",
-                  "-C",
-                  board_root.string(),
-                  "rev-parse",
-                  "--verify",
-                  "--quiet",
-                  "refs/heads/" + branch};
+    probe.argv = git_argv(board_root, {"rev-parse", "--verify", "--quiet", "refs/heads/" + branch});
     probe.cwd = git.cwd = board_root;
     probe.log_file = git.log_file = log_file;
     probe.timeout = git.timeout = std::chrono::minutes{2};

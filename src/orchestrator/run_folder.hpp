@@ -13,6 +13,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -46,8 +47,14 @@ struct ConfinementPlaces {
 };
 
 /// What one confined agent may write: the shared places, its run folder, and when it
-/// implements in a worktree that worktree and the repository's git folder (which its commits
-/// write). With `own_tmp`, makes the run's temp folder and points TMPDIR in `spec` at it.
+/// implements in a worktree that worktree and what its commits write of the repository's git
+/// folder (objects, refs, reflogs, the worktree's own folder; never config, info/ or hooks/).
+/// With `own_tmp`, makes the run's temp folder and points TMPDIR in `spec` at it.
+/// The git folder of `worktree` (`<git_dir>/worktrees/<name>`) as its `.git` file names it,
+/// or none when that file names anything else.
+std::optional<std::filesystem::path> worktree_git_dir(const std::filesystem::path& worktree,
+                                                      const std::filesystem::path& git_dir);
+
 Confinement confinement_for(const SharedConfinement& shared,
                             const ConfinementPlaces& places,
                             LaunchSpec& spec);

@@ -1,6 +1,7 @@
 #include "orchestrator/shipping.hpp"
 
 #include "orchestrator/agent_process.hpp"
+#include "support/process.hpp"
 
 #include <board/board_dir.hpp>
 
@@ -86,15 +87,6 @@ asio::awaitable<ToolResult> run_tool(asio::any_io_executor executor,
     co_return result;
 }
 
-/// `git -C DIR` with the repository's hooks and fsmonitor off: nothing in the repository runs
-/// as the daemon.
-std::vector<std::string> git(const fs::path& dir, std::vector<std::string> args) {
-    std::vector<std::string> argv{
-        "git", "-C", dir.string(), "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return argv;
-}
-
 fs::path worktree_of(const ShipRequest& r) {
     return worktree_dir(r.board_root, r.id);
 }
@@ -135,13 +127,13 @@ asio::awaitable<std::variant<Shipped, ShipFailed>> ship_branch(asio::any_io_exec
     const fs::path& log = r.log_file;
 
     const std::vector<std::string> show_toplevel =
-        git(r.board_root, {"rev-parse", "--show-toplevel"});
+        git_argv(r.board_root, {"rev-parse", "--show-toplevel"});
     const auto top = co_await run_tool(executor, show_toplevel, r.board_root, log);
     if (!top.ok() || top.lines().empty())
         co_return failed(r, "the board is not in a git repository: " + top.last_words());
     const fs::path checkout = top.lines().back();
     const std::vector<std::string> current_branch =
-        git(checkout, {"symbolic-ref", "--quiet", "--short", "HEAD"});
+        git_argv(checkout, {"symbolic-ref", "--quiet", "--short", "HEAD"});
     const auto head = co_await run_tool(executor, current_branch, checkout, log);
     const std::string current = head.ok() && !head.lines().empty() ? head.lines().back() : "";
     const std::string base = r.config.base.empty() ? current : r.config.base;
@@ -152,7 +144,7 @@ asio::awaitable<std::variant<Shipped, ShipFailed>> ship_branch(asio::any_io_exec
                 "{} is not on a branch (a detached HEAD): check a branch out, or set ship.base",
                 checkout.string()));
     const std::vector<std::string> branch_exists =
-        git(checkout, {"rev-parse", "--verify", "--quiet", "refs/heads/" + r.branch});
+        git_argv(checkout, {"rev-parse", "--verify", "--quiet", "refs/heads/" + r.branch});
     const auto exists = co_await run_tool(executor, branch_exists, checkout, log);
     if (!exists.ok())
         co_return failed(r, fmt::format("the branch {} is not in {}", r.branch, checkout.string()));
@@ -169,7 +161,7 @@ asio::awaitable<std::variant<Shipped, ShipFailed>> ship_branch(asio::any_io_exec
         // The user's own identity when git has one; the board's otherwise, so the merge commit
         // can be made on a machine where none is set.
         std::vector<std::string> merge_args;
-        const std::vector<std::string> user_email = git(checkout, {"config", "user.email"});
+        const std::vector<std::string> user_email = git_argv(checkout, {"config", "user.email"});
         const auto email = co_await run_tool(executor, user_email, checkout, log);
         if (!email.ok())
             merge_args = {
@@ -178,15 +170,16 @@ asio::awaitable<std::variant<Shipped, ShipFailed>> ship_branch(asio::any_io_exec
             merge_args.emplace_back(arg);
         merge_args.push_back(fmt::format("Merge {}: {}", r.branch, r.title));
         merge_args.push_back(r.branch);
-        const std::vector<std::string> merge = git(checkout, merge_args);
+        const std::vector<std::string> merge = git_argv(checkout, merge_args);
         const auto merged = co_await run_tool(executor, merge, checkout, log);
         if (!merged.ok()) {
             const std::vector<std::string> list_unmerged =
-                git(checkout, {"diff", "--name-only", "--diff-filter=U"});
+                git_argv(checkout, {"diff", "--name-only", "--diff-filter=U"});
             const auto unmerged = co_await run_tool(executor, list_unmerged, checkout, log);
             const auto files = unmerged.lines();
             if (!files.empty()) {
-                const std::vector<std::string> abort_merge = git(checkout, {"merge", "--abort"});
+                const std::vector<std::string> abort_merge =
+                    git_argv(checkout, {"merge", "--abort"});
                 co_await run_tool(executor, abort_merge, checkout, log);
                 std::string list;
                 for (std::size_t i = 0; i < files.size() && i < 20; ++i)
@@ -204,7 +197,7 @@ asio::awaitable<std::variant<Shipped, ShipFailed>> ship_branch(asio::any_io_exec
                 fmt::format(
                     "git merge {} into {} failed: {}", r.branch, base, merged.last_words()));
         }
-        const std::vector<std::string> head_commit = git(checkout, {"rev-parse", "HEAD"});
+        const std::vector<std::string> head_commit = git_argv(checkout, {"rev-parse", "HEAD"});
         const auto commit = co_await run_tool(executor, head_commit, checkout, log);
         co_return Shipped{ShipMethod::merge,
                           r.branch,
@@ -212,7 +205,7 @@ asio::awaitable<std::variant<Shipped, ShipFailed>> ship_branch(asio::any_io_exec
     }
 
     // A pull request: the branch pushed, then offered with the configured command.
-    const std::vector<std::string> push = git(checkout, {"push", r.config.remote, r.branch});
+    const std::vector<std::string> push = git_argv(checkout, {"push", r.config.remote, r.branch});
     const auto pushed = co_await run_tool(executor, push, checkout, log);
     if (!pushed.ok())
         co_return failed(
@@ -240,7 +233,7 @@ asio::awaitable<std::vector<std::string>> clean_up_worktree(asio::any_io_executo
     std::error_code ec;
     if (fs::exists(worktree, ec)) {
         const std::vector<std::string> remove_worktree =
-            git(r.board_root, {"worktree", "remove", "--force", worktree.string()});
+            git_argv(r.board_root, {"worktree", "remove", "--force", worktree.string()});
         const auto removed = co_await run_tool(executor, remove_worktree, r.board_root, r.log_file);
         if (!removed.ok())
             problems.push_back(fmt::format(
@@ -248,7 +241,7 @@ asio::awaitable<std::vector<std::string>> clean_up_worktree(asio::any_io_executo
     }
     if (delete_branch) {
         const std::vector<std::string> delete_merged =
-            git(r.board_root, {"branch", "-d", r.branch});
+            git_argv(r.board_root, {"branch", "-d", r.branch});
         const auto deleted = co_await run_tool(executor, delete_merged, r.board_root, r.log_file);
         if (!deleted.ok())
             problems.push_back(

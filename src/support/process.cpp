@@ -67,4 +67,19 @@ Captured run_captured(const std::vector<std::string>& argv,
     return ran;
 }
 
+std::vector<std::string> git_argv(const std::filesystem::path& dir,
+                                  const std::vector<std::string>& args) {
+    std::vector<std::string> argv{"git",
+                                  "-C",
+                                  dir.string(),
+                                  "-c",
+                                  "core.hooksPath=/dev/null",
+                                  "-c",
+                                  "core.fsmonitor=false",
+                                  "-c",
+                                  "diff.external="};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+}
+
 }  // namespace board

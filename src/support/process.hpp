@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,11 @@ struct Captured {
 Captured run_captured(const std::vector<std::string>& argv,
                       std::chrono::milliseconds limit,
                       std::size_t max_output = 64u << 10);
+
+/// `git -C DIR ARGS` with the repository's hooks, fsmonitor and external diff driver off, so
+/// that no program the repository names runs as the caller (a `diff` must also pass
+/// `--no-textconv`). Agents cannot write the repository's config, but a person's may.
+std::vector<std::string> git_argv(const std::filesystem::path& dir,
+                                  const std::vector<std::string>& args);
 
 }  // namespace board

@@ -1269,6 +1269,72 @@ echo '<promise>COMPLETE</promise>'
     }
 }
 
+TEST_CASE(
+    "a confined agent commits in its worktree but cannot write the repository's config, "
+    "info or hooks, and board diff runs no text conversion") {
+    if (landlock_abi() == 0) {
+        WARN("SKIPPED: this kernel offers no Landlock");
+        return;
+    }
+    BoardOptions o;
+    o.worktree = true;
+    o.sandbox = "landlock";
+    TestBoard board("git-config", o);
+    const auto git = [&](const std::string& args) {
+        const std::string command = "git -C '" + board.root.string() +
+                                    "' -c user.name=ana -c user.email=ana@example.test " + args +
+                                    " >/dev/null 2>&1";
+        REQUIRE(std::system(command.c_str()) == 0);
+    };
+    write_file(board.root / "feature.txt", "base\n");
+    git("init -q -b main");
+    git("add board.yaml feature.txt");
+    git("commit -q -m init");
+    // Each program a repository's config or attributes can name would run as whoever next
+    // reads the repository: the daemon (diff, merge) or a person.
+    // The agent of every phase (a confined fake agent cannot write its notes in the ticket's
+    // folder); in implementing it tries each of them.
+    write_file(board.root / "agent.sh", R"sh(#!/bin/bash
+if [ "$BOARD_PHASE" != implementing ]; then
+  printf -- '---\nstatus: complete\nsummary: done\n---\ndone\n' > "$BOARD_ARTIFACT"
+  echo '<promise>COMPLETE</promise>'
+  exit 0
+fi
+common=$(git rev-parse --path-format=absolute --git-common-dir)
+echo "agent line" >> feature.txt
+git -c user.name=agent -c user.email=agent@example.test commit -qam "agent work" >/dev/null 2>&1
+echo "commit=$?"
+if git config diff.x.textconv "touch $BOARD_DIR/textconv-ran; cat" 2>/dev/null; then echo config=written; else echo config=refused; fi
+if echo '* diff=x' >> "$common/info/attributes" 2>/dev/null; then echo attributes=written; else echo attributes=refused; fi
+if echo 'touch /tmp/hook-ran' > "$common/hooks/post-merge" 2>/dev/null; then echo hooks=written; else echo hooks=refused; fi
+echo '<promise>COMPLETE</promise>'
+)sh");
+    const std::string yaml = read_file(board.root / "board.yaml");
+    const std::string fake = BOARD_FAKE_AGENT_BIN;
+    const auto at = yaml.find(fake);
+    REQUIRE(at != std::string::npos);
+    write_file(board.root / "board.yaml",
+               yaml.substr(0, at) + "/bin/bash, " + (board.root / "agent.sh").string() +
+                   yaml.substr(at + fake.size()));
+    git("commit -q -am agent");
+    const std::string id = board.create("commit in the worktree");
+    REQUIRE(board.daemon() == 0);
+    const std::string output = read_file(board.dir(id) / "runs" / "0003-implementing.log");
+    INFO(output);
+    CHECK(output.find("commit=0") != std::string::npos);
+    CHECK(output.find("config=refused") != std::string::npos);
+    CHECK(output.find("attributes=refused") != std::string::npos);
+    CHECK(output.find("hooks=refused") != std::string::npos);
+    CHECK(board.ticket(id).branch == "board/" + id);
+
+    // A person's repository may name a text conversion: `board diff` does not run it.
+    git("config diff.x.textconv 'touch " + (board.root / "textconv-ran").string() + "; cat'");
+    write_file(board.root / ".git" / "info" / "attributes", "* diff=x\n");
+    const std::string diff = board.cli({"diff", id});
+    CHECK(diff.find("+agent line") != std::string::npos);
+    CHECK_FALSE(fs::exists(board.root / "textconv-ran"));
+}
+
 TEST_CASE("kill -9 while an agent runs: the next daemon gets its HTTP port, 40 times of 40") {
     // An agent left running by a killed daemon holds none of its descriptors, so the port is
     // free for the next daemon at once, which then stops that agent.
