@@ -275,6 +275,10 @@ AgentProcess::AgentProcess(asio::any_io_executor executor)
     , timer_(executor_)
     , capture_(std::in_place) {}
 
+AgentProcess::~AgentProcess() {
+    if (pid_ > 0 && !exited_) signal_group(pid_, SIGKILL);
+}
+
 asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
                                                   std::function<void(int pid)> on_started) {
     auto keep_alive = shared_from_this();

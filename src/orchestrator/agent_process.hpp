@@ -69,6 +69,11 @@ struct ProcessOutcome {
 class AgentProcess : public std::enable_shared_from_this<AgentProcess> {
 public:
     explicit AgentProcess(boost::asio::any_io_executor executor);
+    /// A process still running when its holder goes (the daemon's loop ended by an internal
+    /// error) is stopped with its whole group, never left behind.
+    ~AgentProcess();
+    AgentProcess(const AgentProcess&) = delete;
+    AgentProcess& operator=(const AgentProcess&) = delete;
 
     /// Launches and waits for the process, its output drained. `on_started(pid)` is called
     /// once the process runs (its pid is its process group id).

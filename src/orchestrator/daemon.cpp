@@ -140,6 +140,9 @@ public:
                 reporter_.problem(fmt::format("board-daemon: internal error: {}", ex.what()));
                 exit_code_ = 3;
             }
+            // Its agents stop with it, whole groups; the next start records their runs as
+            // interrupted.
+            for (auto& [id, r] : running_) r.agent->kill_now();
             io_.stop();
         });
         wait_for_signals();
