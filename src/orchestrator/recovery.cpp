@@ -1,6 +1,7 @@
 #include "orchestrator/recovery.hpp"
 
 #include "orchestrator/run_folder.hpp"
+#include "orchestrator/run_outcome.hpp"
 
 #include <board/agent_dialect.hpp>
 #include <board/agent_output.hpp>
@@ -18,11 +19,11 @@ namespace board::orchestrator {
 
 namespace fs = std::filesystem;
 
-std::optional<RunRecord> resolve_leftover_run(const RunContext& context,
-                                              const std::string& id,
-                                              const Run& run,
-                                              const std::vector<AgentProcessFound>& found,
-                                              const std::function<void(const std::string&)>& say) {
+LeftoverRun resolve_leftover_run(const RunContext& context,
+                                 const std::string& id,
+                                 const Run& run,
+                                 const std::vector<AgentProcessFound>& found,
+                                 const std::function<void(const std::string&)>& say) {
     const fs::path ticket_dir = context.board_root / "tickets" / id;
     const fs::path runs = ticket_dir / "runs";
     const std::string stem = run_file_stem(run.id, run.phase);
@@ -50,17 +51,21 @@ std::optional<RunRecord> resolve_leftover_run(const RunContext& context,
         if (saved.gcount() <= 0) break;
         capture.feed({chunk.data(), static_cast<std::size_t>(saved.gcount())});
     }
-    RunRecord record;
+    LeftoverRun left;
+    RunRecord& record = left.record;
     record.run_id = run.id;
     record.phase = run.phase;
     record.output = capture.finish(0);
-    if (!scan_signals(record.output.report.message).signal) return std::nullopt;
+    // Taken whether or not the run ended: the daemon may have stopped after it replaced the
+    // ticket's artifact with the draft and before the event that records it.
+    take_agent_work(record, ticket_dir, fs::absolute(runs / stem), artifact_file_name(run.phase));
+    left.ended = scan_signals(record.output.report.message).signal.has_value();
+    if (!left.ended) return left;
     record.duration_ms = std::max<std::int64_t>(0, wall_clock_now() - run.started_at);
     record.recovered =
         "the daemon stopped while this run was in flight; its saved output ends with a signal, "
         "which is applied";
-    take_agent_work(record, ticket_dir, fs::absolute(runs / stem), artifact_file_name(run.phase));
-    return record;
+    return left;
 }
 
 void recover_runs(const RunContext& context,
@@ -72,19 +77,23 @@ void recover_runs(const RunContext& context,
         if (!entry.ticket || !entry.ticket->run) continue;
         const Run run = *entry.ticket->run;
         if (!found) found = processes_with_a_board_run();  // once, and only if needed
-        if (auto record = resolve_leftover_run(context, id, run, *found, say)) {
-            const auto outcome = std::make_shared<const RunRecord>(std::move(*record));
+        auto left = resolve_leftover_run(context, id, run, *found, say);
+        const auto outcome = std::make_shared<const RunRecord>(std::move(left.record));
+        if (left.ended) {
             if (!writes.commit(id, finishing(outcome, true)))
                 writes.commit(id, finishing(outcome, false), {}, true, true);
             continue;
         }
-        writes.commit(id, [&](const Ticket&) {
-            return std::vector<Authored>{
-                {Actor{ActorKind::system, {}},
-                 RunInterrupted{run.id,
-                                "the daemon stopped while it was in flight (found at restart); "
-                                "the phase runs again"}}};
-        });
+        const std::string reason =
+            "the daemon stopped while it was in flight (found at restart); the phase runs again";
+        // Its artifact beside the interruption; if the reducer refuses the artifact, the
+        // interruption alone, since the run must end.
+        if (!writes.commit(id,
+                           [&](const Ticket& t) { return interrupted_batch(t, *outcome, reason); }))
+            writes.commit(id, [&](const Ticket&) {
+                return std::vector<Authored>{
+                    {Actor{ActorKind::system, {}}, RunInterrupted{run.id, reason}}};
+            });
     }
 }
 

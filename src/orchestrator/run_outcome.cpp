@@ -102,6 +102,41 @@ private:
     std::vector<std::string> dropped_;
 };
 
+/// What was wrong with the run's artifact (as notes), and the artifact itself when it is new
+/// or changed since the ticket recorded it.
+void add_artifact(std::vector<Authored>& batch,
+                  const Ticket& ticket,
+                  const RunRecord& record,
+                  const std::string& run_name,
+                  Clipper& clip) {
+    const Actor agent{ActorKind::agent, std::string{to_string(record.phase)}};
+    auto note = [&](std::string text) {
+        batch.push_back({board_actor(), NoteAdded{std::move(text)}});
+    };
+    if (!record.artifact_error.empty()) note(run_name + ": " + record.artifact_error);
+    if (record.artifact) {
+        const auto kind = artifact_of(record.phase);
+        const auto& fm = record.artifact->front_matter;
+        if (!fm.warnings.empty()) note(record.artifact_path + ":" + bullet_list(fm.warnings));
+        const auto status = fm.status.value_or(ArtifactStatus::in_progress);
+        const auto& recorded = kind ? ticket.artifact(*kind) : std::nullopt;
+        const bool changed =
+            !recorded || recorded->sha256 != record.artifact->sha256 ||
+            (recorded->status != status && recorded->status != ArtifactStatus::rejected) ||
+            recorded->summary != Clipper::cut(fm.summary, AgentTextLimits::summary);
+        if (kind && changed) {
+            ArtifactRecorded a;
+            a.kind = *kind;
+            a.path = record.artifact_path;
+            a.status = status;
+            a.summary = fm.summary;
+            clip.text(a.summary, AgentTextLimits::summary, record.artifact_path + " summary");
+            a.sha256 = record.artifact->sha256;
+            batch.push_back({agent, std::move(a)});
+        }
+    }
+}
+
 }  // namespace
 
 std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& record) {
@@ -149,28 +184,7 @@ std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& recor
         note(std::move(text));
     }
 
-    if (!record.artifact_error.empty()) note(run_name + ": " + record.artifact_error);
-    if (record.artifact) {
-        const auto kind = artifact_of(record.phase);
-        const auto& fm = record.artifact->front_matter;
-        if (!fm.warnings.empty()) note(record.artifact_path + ":" + bullet_list(fm.warnings));
-        const auto status = fm.status.value_or(ArtifactStatus::in_progress);
-        const auto& recorded = kind ? ticket.artifact(*kind) : std::nullopt;
-        const bool changed =
-            !recorded || recorded->sha256 != record.artifact->sha256 ||
-            (recorded->status != status && recorded->status != ArtifactStatus::rejected) ||
-            recorded->summary != Clipper::cut(fm.summary, AgentTextLimits::summary);
-        if (kind && changed) {
-            ArtifactRecorded a;
-            a.kind = *kind;
-            a.path = record.artifact_path;
-            a.status = status;
-            a.summary = fm.summary;
-            clip.text(a.summary, AgentTextLimits::summary, record.artifact_path + " summary");
-            a.sha256 = record.artifact->sha256;
-            batch.push_back({agent, std::move(a)});
-        }
-    }
+    add_artifact(batch, ticket, record, run_name, clip);
 
     if (succeeded) {
         QuestionScan questions = scan_questions(report.message);
@@ -236,6 +250,19 @@ app::Author finishing(std::shared_ptr<const RunRecord> record, bool whole) {
         std::vector<Authored> last{std::move(batch.back())};
         return last;
     };
+}
+
+std::vector<Authored> interrupted_batch(const Ticket& ticket,
+                                        const RunRecord& record,
+                                        std::string reason) {
+    std::vector<Authored> batch;
+    const std::string run_name = std::string{to_string(record.phase)} + " run " + record.run_id;
+    Clipper clip;
+    add_artifact(batch, ticket, record, run_name, clip);
+    if (auto cuts = clip.note(run_name))
+        batch.push_back({board_actor(), NoteAdded{std::move(*cuts)}});
+    batch.push_back({board_actor(), RunInterrupted{record.run_id, std::move(reason)}});
+    return batch;
 }
 
 }  // namespace board::orchestrator

@@ -64,6 +64,13 @@ using Authored = app::Authored;
 /// asks none: it is retried), and last `run-finished` with the one signal that counts.
 std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& record);
 
+/// A run that ended without an outcome (the daemon stopped while it was in flight): the
+/// artifact it left when new or changed (the ticket's file already holds it), then
+/// `run-interrupted` with `reason`.
+std::vector<Authored> interrupted_batch(const Ticket& ticket,
+                                        const RunRecord& record,
+                                        std::string reason);
+
 /// What ends a run, built from the ticket as it is when written: the whole outcome batch, or
 /// (`whole` false, after the reducer refused the whole: a question or artifact it would not
 /// take) only its last event, `run-finished`, since the run must end or the ticket would wait

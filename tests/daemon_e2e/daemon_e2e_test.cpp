@@ -776,6 +776,54 @@ TEST_CASE("kill -9 the daemon again and again: nothing lost, nothing applied twi
     }
 }
 
+TEST_CASE(
+    "a daemon killed after taking a draft and before recording it: the next one records "
+    "the artifact beside the interruption") {
+    TestBoard board("draft-taken");
+    const std::string id = board.create("stopped mid-way");
+    // What the killed daemon left: run 0001 open on the log, the agent's draft in its run
+    // folder, no signal in its saved output, and the draft already put in the ticket's folder.
+    const Ticket before = board.ticket(id);
+    RunStarted started;
+    started.run = "0001";
+    started.phase = Status::research;
+    std::ofstream{board.dir(id) / "events.jsonl", std::ios::app | std::ios::binary}
+        << encode_event(Event{event_schema_version,
+                              before.seq + 1,
+                              "left-open",
+                              before.updated_at + 1,
+                              Actor{ActorKind::system, {}},
+                              started})
+        << '\n';
+    const std::string draft = "---\nstatus: in-progress\nsummary: half way\n---\nhalf\n";
+    fs::create_directories(board.dir(id) / "runs" / "0001-research");
+    write_file(board.dir(id) / "runs" / "0001-research" / "research.md", draft);
+    write_file(board.dir(id) / "runs" / "0001-research.log", "working on it\n");
+    write_file(board.dir(id) / "research.md", draft);
+    board.script(id, "research", "hang\n");  // the phase's next run waits to be stopped
+
+    Child daemon = board.start_daemon({"--watch"});
+    REQUIRE(wait_until(
+        {board.dir(id)}, 30s, [&] { return count_of<RunInterrupted>(board.events(id)) > 0; }));
+    ::kill(daemon.pid, SIGTERM);
+    CHECK(daemon.wait(30s) == 0);
+    const auto events = board.events(id);
+    const auto opened = std::find_if(
+        events.begin(), events.end(), [](const Event& e) { return e.id == "left-open"; });
+    REQUIRE(opened != events.end());
+    REQUIRE(opened + 2 < events.end());
+    const auto* recorded = std::get_if<ArtifactRecorded>(&(opened + 1)->payload);
+    REQUIRE(recorded);
+    CHECK(recorded->status == ArtifactStatus::in_progress);
+    CHECK(recorded->summary == "half way");
+    const auto* interrupted = std::get_if<RunInterrupted>(&(opened + 2)->payload);
+    REQUIRE(interrupted);
+    CHECK(interrupted->run == "0001");
+    check_runs_closed_once(events);
+    const std::string verified = board.cli({"verify"});
+    CHECK(verified.find("sha256 differs") == std::string::npos);
+}
+
 TEST_CASE("after board approve, the watcher starts the agent: after the debounce, before a poll") {
     // What holds whatever the machine's load: the approval is seen through inotify (the poll
     // is 30 s away) and the run starts no sooner than the debounce after it. How soon it
