@@ -115,6 +115,11 @@ asio::awaitable<void> Shipments::ship(std::shared_ptr<const Ticket> ticket) {
     const bool recorded = co_await record_(id, std::move(record), ticket->seq);
     if (!recorded || !std::holds_alternative<Shipped>(outcome)) co_return;
     const bool merged = std::get<Shipped>(outcome).how == ShipMethod::merge;
+    if (std::get<Shipped>(outcome).how == ShipMethod::pr) {
+        // On the log now: a later ship of this ticket opens its own.
+        std::error_code ec;
+        fs::remove(opened_pull_request_file(board_root_, id), ec);
+    }
     const auto problems = co_await clean_up_worktree(io_.get_executor(), request, merged);
     for (const auto& problem : problems) reporter_.message(fmt::format("{}: {}", id, problem));
 }

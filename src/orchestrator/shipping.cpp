@@ -1,6 +1,7 @@
 #include "orchestrator/shipping.hpp"
 
 #include "orchestrator/agent_process.hpp"
+#include "support/files.hpp"
 #include "support/process.hpp"
 
 #include <board/board_dir.hpp>
@@ -48,20 +49,23 @@ struct ToolResult {
     }
 };
 
+/// One line of the daemon's own appended to the shipping log `log`.
+void append_log(const fs::path& log, const std::string& line) {
+    std::error_code ec;
+    fs::create_directories(log.parent_path(), ec);
+    std::ofstream{log, std::ios::app} << line << '\n';
+}
+
 /// Runs `argv` in `cwd` to its end, its output appended to `log` after a `$ argv` line, and
 /// returned.
 asio::awaitable<ToolResult> run_tool(asio::any_io_executor executor,
                                      const std::vector<std::string>& argv,
                                      const fs::path& cwd,
                                      const fs::path& log) {
+    std::string header = "$";
+    for (const auto& a : argv) header += ' ' + a;
+    append_log(log, header);
     std::error_code ec;
-    fs::create_directories(log.parent_path(), ec);
-    {
-        std::ofstream header(log, std::ios::app);
-        header << "$";
-        for (const auto& a : argv) header << ' ' << a;
-        header << '\n';
-    }
     const auto before = fs::file_size(log, ec);
     LaunchSpec spec;
     spec.argv = argv;
@@ -204,6 +208,16 @@ asio::awaitable<std::variant<Shipped, ShipFailed>> ship_branch(asio::any_io_exec
                           commit.lines().empty() ? std::string{} : commit.lines().back()};
     }
 
+    // A pull request opened before the daemon stopped, not recorded yet: that one.
+    const fs::path opened = opened_pull_request_file(r.board_root, r.id);
+    if (const auto kept = read_whole_file(opened)) {
+        std::istringstream lines{*kept};
+        std::string branch, address;
+        if (std::getline(lines, branch) && branch == r.branch && std::getline(lines, address)) {
+            append_log(log, "the pull request opened before the daemon stopped: " + address);
+            co_return Shipped{ShipMethod::pr, r.branch, address};
+        }
+    }
     // A pull request: the branch pushed, then offered with the configured command.
     const std::vector<std::string> push = git_argv(checkout, {"push", r.config.remote, r.branch});
     const auto pushed = co_await run_tool(executor, push, checkout, log);
@@ -221,7 +235,16 @@ asio::awaitable<std::variant<Shipped, ShipFailed>> ship_branch(asio::any_io_exec
     std::string address;
     for (const auto& line : offered.lines())
         if (line.find("://") != std::string::npos) address = line;
+    std::error_code ec;
+    fs::create_directories(opened.parent_path(), ec);
+    if (auto failed = write_file_atomically(opened, r.branch + "\n" + address + "\n");
+        !failed.empty())
+        append_log(log, "not kept until it is recorded (a restart may open it again): " + failed);
     co_return Shipped{ShipMethod::pr, r.branch, address};
+}
+
+fs::path opened_pull_request_file(const fs::path& board_root, const std::string& id) {
+    return board_root / ".board" / "shipping" / (id + ".pr");
 }
 
 asio::awaitable<std::vector<std::string>> clean_up_worktree(asio::any_io_executor executor,

@@ -36,6 +36,13 @@ struct ShipRequest {
 boost::asio::awaitable<std::variant<Shipped, ShipFailed>> ship_branch(
     boost::asio::any_io_executor executor, ShipRequest request);
 
+/// `.board/shipping/<ID>.pr`: a pull request opened and not yet recorded (its branch, then its
+/// address), written durably once the command succeeds and removed once `shipped` is on the
+/// log. A daemon stopped in between offers that one again instead of opening a second (or
+/// failing on "a pull request already exists").
+std::filesystem::path opened_pull_request_file(const std::filesystem::path& board_root,
+                                               const std::string& id);
+
 /// With `cleanup` on: removes the ticket's worktree, and its branch when `delete_branch` (a
 /// merged one; a branch offered as a pull request, left by `none` or of a cancelled ticket is
 /// the work, and stays). Returns what could not be removed, in a person's words (empty: all).

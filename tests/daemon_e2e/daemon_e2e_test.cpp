@@ -1025,16 +1025,36 @@ TEST_CASE("a cancelled ticket's worktree is removed and its branch kept") {
     CHECK(read_file(s.board.root / "feature.txt") == "base\n");  // nothing merged
 }
 
+/// A fresh folder in temp for one test's pull request command (`open-pr`, a shell script
+/// written by write()) and what it records; removed with it.
+struct PrScratch {
+    explicit PrScratch(const std::string& name)
+        : dir(fs::temp_directory_path() /
+              ("board-e2e-" + name + "-" + std::to_string(::getpid()))) {
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+    }
+
+    ~PrScratch() { fs::remove_all(dir); }
+
+    PrScratch(const PrScratch&) = delete;
+    PrScratch& operator=(const PrScratch&) = delete;
+
+    void write(const std::string& script) const {
+        write_file(command, "#!/bin/sh\n" + script);
+        fs::permissions(command, fs::perms::owner_all);
+    }
+
+    fs::path dir;
+    fs::path command = dir / "open-pr";
+};
+
 TEST_CASE("ship: pr pushes the branch and records the address the command printed") {
-    const fs::path scratch =
-        fs::temp_directory_path() / ("board-e2e-pr-" + std::to_string(::getpid()));
-    fs::remove_all(scratch);
-    fs::create_directories(scratch);
-    const fs::path command = scratch / "open-pr";
-    write_file(command,
-               "#!/bin/sh\nprintf '%s\\n' \"$@\" > '" + (scratch / "args").string() +
-                   "'\necho 'Creating pull request...'\necho 'https://example.test/acme/pull/7'\n");
-    fs::permissions(command, fs::perms::owner_all);
+    const PrScratch pr{"pr"};
+    const fs::path& scratch = pr.dir;
+    const fs::path& command = pr.command;
+    pr.write("printf '%s\\n' \"$@\" > '" + (scratch / "args").string() +
+             "'\necho 'Creating pull request...'\necho 'https://example.test/acme/pull/7'\n");
     ShippingBoard s("ship-pr",
                     "ship: { policy: pr, pr_command: [" + command.string() +
                         ", --head, \"{branch}\", --title, \"{title}\", --base, \"{base}\", "
@@ -1067,7 +1087,35 @@ TEST_CASE("ship: pr pushes the branch and records the address the command printe
     CHECK_FALSE(s.git("branch --list board/" + s.id).empty());
     // main is untouched.
     CHECK(read_file(s.board.root / "feature.txt") == "base\n");
-    fs::remove_all(scratch);
+    // Recorded: the note that it was opened is gone.
+    CHECK_FALSE(fs::exists(s.board.root / ".board" / "shipping" / (s.id + ".pr")));
+}
+
+TEST_CASE("ship: a pull request opened before the daemon stopped is recorded, not opened again") {
+    const PrScratch pr{"pr-again"};
+    const fs::path& scratch = pr.dir;
+    const fs::path& command = pr.command;
+    // It notes each pull request it opens.
+    pr.write("echo opened >> '" + (scratch / "opened").string() +
+             "'\necho 'https://example.test/acme/pull/8'\n");
+    ShippingBoard s("ship-pr-again",
+                    "ship: { policy: pr, pr_command: [" + command.string() + "] }\n");
+    const fs::path origin = scratch / "origin.git";
+    REQUIRE(std::system(("git init -q --bare '" + origin.string() + "'").c_str()) == 0);
+    s.git("remote add origin '" + origin.string() + "'");
+    // What a daemon stopped after opening it and before recording it left behind.
+    const fs::path kept = s.board.root / ".board" / "shipping" / (s.id + ".pr");
+    fs::create_directories(kept.parent_path());
+    write_file(kept, "board/" + s.id + "\nhttps://example.test/acme/pull/7\n");
+
+    s.board.cli({"approve", s.id, "--as", "ana"});
+    REQUIRE(s.board.daemon() == 0);
+    const Ticket t = s.board.ticket(s.id);
+    CHECK(t.status == Status::done);
+    REQUIRE(t.shipped);
+    CHECK(t.shipped->ref == "https://example.test/acme/pull/7");
+    CHECK_FALSE(fs::exists(scratch / "opened"));
+    CHECK_FALSE(fs::exists(kept));  // recorded: forgotten
 }
 
 TEST_CASE("a notify command that is not installed is reported at start and at the end") {
