@@ -130,7 +130,6 @@ Response HttpServer::Impl::handle(const Request& req, const Target& target) {
         }
         if (n == 6 && get && seg[3] == "runs" && (seg[5] == "output" || seg[5] == "prompt"))
             return run_file(id, seg[4], seg[5] == "prompt", target);
-        if (n == 4 && get && seg[3] == "diff") return diff(id, target);
         if (n == 4 && post) return write(req, id, seg[3], by);
     }
     if (n == 4 && seg[1] == "questions" && seg[3] == "answer" && post) {

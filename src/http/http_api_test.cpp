@@ -1,6 +1,7 @@
 // Tests the HTTP JSON API over loopback: list, show, events, state, artifacts, writes, answers.
 
 #include "http/http_test_support.hpp"
+#include "support/wait.hpp"
 
 #include <board/app.hpp>
 #include <board/board_dir.hpp>
@@ -385,4 +386,38 @@ TEST_CASE("reject with line comments: they reach the feedback as file:line, bad 
     CHECK(feedback ==
           "Close.\n\nComments on the diff:\n- src/retry.cpp:42: no sleep here\n- README.md:7: "
           "say why");
+}
+
+TEST_CASE("a diff that takes long holds up no other request", "[http][api]") {
+    TempBoard board;
+    const auto id = board.create("Slow diff");
+    auto started = transact(*ticket_dir(board.dir, id), Actor{ActorKind::system, ""}, [&](auto&) {
+        return std::vector<Payload>{RunStarted{"0001", Status::research, 1, 1, {}, "board/" + id}};
+    });
+    REQUIRE(std::holds_alternative<Committed>(started));
+    // git, as the diff runs it, takes its time: it says it started, then waits 3 s.
+    const auto bin = board.dir / "slow-bin";
+    std::filesystem::create_directories(bin);
+    const auto marker = board.dir / "git-started";
+    std::ofstream(bin / "git") << "#!/bin/sh\ntouch '" << marker.string() << "'\nsleep 3\nexit 1\n";
+    std::filesystem::permissions(bin / "git", std::filesystem::perms::owner_all);
+    const std::string path_before = std::getenv("PATH") ? std::getenv("PATH") : "";
+    ::setenv("PATH", (bin.string() + ":" + path_before).c_str(), 1);
+
+    Running server(options_for(board));
+    const auto port = server.port();
+    Reply slow;
+    std::thread diff([&] { slow = get(port, "/api/tickets/" + id + "/diff"); });
+    const bool git_runs = board::testing::wait_until(
+        {board.dir}, std::chrono::seconds{10}, [&] { return std::filesystem::exists(marker); });
+    const auto asked = std::chrono::steady_clock::now();
+    const auto list = get(port, "/api/tickets");
+    const auto waited = std::chrono::steady_clock::now() - asked;
+    diff.join();
+    ::setenv("PATH", path_before.c_str(), 1);
+    REQUIRE(git_runs);
+    CHECK(list.status == 200);
+    CHECK(waited < std::chrono::milliseconds{1500});
+    // The diff itself still answers, with git's failure.
+    CHECK(slow.status == 409);
 }

@@ -402,9 +402,15 @@ asio::awaitable<void> HttpServer::Impl::session(std::shared_ptr<Impl> /*alive*/,
                 co_await serve_run_output(stream, seg[2], seg[4]);
             break;
         }
-        Response res =
-            target ? handle(req, *target)
-                   : reply(bhttp::status::bad_request, json_error("malformed request target"));
+        const bool diff_read =
+            get && seg.size() == 4 && seg[0] == "api" && seg[1] == "tickets" && seg[3] == "diff";
+        Response res;
+        if (!target)
+            res = reply(bhttp::status::bad_request, json_error("malformed request target"));
+        else if (diff_read)
+            res = co_await diff(req, *target);
+        else
+            res = handle(req, *target);
         res.version(req.version());
         res.keep_alive(req.keep_alive() && !stopped);
         res.prepare_payload();

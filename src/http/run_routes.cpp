@@ -107,13 +107,28 @@ Response HttpServer::Impl::run_file(const std::string& id,
     return res;
 }
 
-Response HttpServer::Impl::diff(const std::string& id, const Target& target) {
+asio::awaitable<Response> HttpServer::Impl::diff(const Request& req, const Target& target) {
+    if (auto refusal = check_access(req, target)) co_return std::move(*refusal);
+    const std::string& id = target.segments[2];
+    if (!is_valid_ticket_id(id))
+        co_return reply(bhttp::status::not_found, json_error("\"" + id + "\" is not a ticket id"));
     const auto stat = target.get("stat");
-    auto text = board->diff(id, stat == "1" || stat == "true");
-    if (!text) return refused(text.error());
-    auto res = reply(bhttp::status::ok, std::move(text.value()), "text/plain; charset=utf-8");
+    const bool summary = stat == "1" || stat == "true";
+    const std::filesystem::path root = options.board;
+    std::optional<app::Result<std::string>> text;
+    // A board of its own on the worker: Board::diff reads only the disk, and the shared one
+    // is the loop's. Named, and capturing by reference (this frame waits for it): GCC 12
+    // destroys a temporary of a co_await's full expression twice (toolchain.md §3, snag 11).
+    const auto read = [&]() -> asio::awaitable<void> {
+        app::Board own{root};
+        text.emplace(own.diff(id, summary));
+        co_return;
+    };
+    co_await asio::co_spawn(slow_reads, read, asio::use_awaitable);
+    if (!*text) co_return refused(text->error());
+    auto res = reply(bhttp::status::ok, std::move(text->value()), "text/plain; charset=utf-8");
     res.set("Content-Security-Policy", "default-src 'none'; sandbox");
-    return res;
+    co_return res;
 }
 
 using namespace boost::asio::experimental::awaitable_operators;

@@ -20,6 +20,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
@@ -202,14 +203,19 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
                       bool prompt,
                       const Target& target);
 
-    /// `git diff BASE...board/<ID>` as text (`?stat=1`: the summary).
-    Response diff(const std::string& id, const Target& target);
+    /// `GET /api/tickets/<ID>/diff`: `git diff BASE...board/<ID>` as text (`?stat=1`: the
+    /// summary). git can take long on a big branch, so it runs on `slow_reads`, and the loop
+    /// (the daemon's agents, every other request) never waits for it.
+    asio::awaitable<Response> diff(const Request& req, const Target& target);
 
     /// What the run prints, as Server-Sent Events: `output` events (`{"text"}`) from a bounded
     /// backlog on, then one `end` (the run as `board runs --json` gives it) when it is over.
     asio::awaitable<void> serve_run_output(beast::tcp_stream& stream,
                                            const std::string& id,
                                            const std::string& run);
+
+    /// Last, so it is joined first: a read still running only holds copies of what it reads.
+    asio::thread_pool slow_reads{1};
 };
 
 }  // namespace board::http
