@@ -66,7 +66,7 @@ OwnWrites::Written OwnWrites::commit(const std::string& id,
     try {
         recorded.emplace(writer_.record(id, build, expected_seq, false));
     } catch (...) {
-        if (others_appended(known_.entry(id), -1)) known_.changed_by_others(id);
+        write_ended(id, -1);
         throw;
     }
     return committed(id, std::move(*recorded), refresh_snapshot, run_result);
@@ -99,7 +99,7 @@ boost::asio::awaitable<OwnWrites::Written> OwnWrites::commit_on_disk(
     // ticket would be taken for the daemon's own.
     --known_.entry(id).own_writes_in_flight;
     if (failed) {
-        if (others_appended(known_.entry(id), -1)) known_.changed_by_others(id);
+        write_ended(id, -1);
         std::rethrow_exception(failed);
     }
     co_return committed(id, std::move(*recorded), refresh_snapshot, run_result);
@@ -110,9 +110,11 @@ void OwnWrites::beginning(const std::string& id) {
     if (!entry.judged_after) entry.judged_after = entry.ticket ? entry.ticket->seq : -1;
 }
 
-bool OwnWrites::others_appended(KnownTickets::Entry& entry, std::int64_t written_seq) {
+bool OwnWrites::write_ended(const std::string& id, std::int64_t written_seq) {
+    auto& entry = known_.entry(id);
+    const bool reloaded = entry.reloaded_in_flight;
     // The last of overlapping writes judges: before it, another's seqs are not all known.
-    if (entry.own_writes_in_flight > 0 || !entry.judged_after) return false;
+    if (entry.own_writes_in_flight > 0 || !entry.judged_after) return reloaded;
     const std::int64_t after = *entry.judged_after;
     const std::int64_t top = std::max(written_seq, entry.ticket ? entry.ticket->seq : -1);
     const auto own = std::count_if(entry.own_appended.begin(),
@@ -120,7 +122,12 @@ bool OwnWrites::others_appended(KnownTickets::Entry& entry, std::int64_t written
                                    [&](std::int64_t seq) { return seq > after && seq <= top; });
     entry.judged_after.reset();
     entry.own_appended.clear();
-    return after >= 0 && top - after > own;
+    entry.reloaded_in_flight = false;
+    // Another writer's events beside the daemon's are a person's change like any other, even
+    // while a write was on its way (when a notified reload cannot tell whose they are): they
+    // are the seqs the daemon did not append.
+    if (after >= 0 && top - after > own) known_.changed_by_others(id);
+    return reloaded;
 }
 
 OwnWrites::Written OwnWrites::committed(const std::string& id,
@@ -136,20 +143,14 @@ OwnWrites::Written OwnWrites::committed(const std::string& id,
             entry.available_at =
                 std::max(entry.available_at, KnownTickets::Clock::now() + retry_after_);
         }
-        if (others_appended(entry, -1)) known_.changed_by_others(id);
-        if (entry.own_writes_in_flight == 0) entry.reloaded_in_flight = false;
+        write_ended(id, -1);
         return std::nullopt;
     }
     const auto& written = recorded.value().ticket;
     for (const auto& e : recorded.value().events) entry.own_appended.push_back(e.seq);
-    // Another writer's events beside the daemon's are a person's change like any other, even
-    // while this write was on its way (when a notified reload cannot tell whose they are):
-    // they are the seqs the daemon did not append.
-    if (others_appended(entry, written->seq)) known_.changed_by_others(id);
+    const bool reloaded = write_ended(id, written->seq);
     entry.own_seq = written->seq;
-    const bool read_other_log =
-        entry.reloaded_in_flight && (!entry.ticket || entry.ticket->seq != written->seq);
-    if (entry.own_writes_in_flight == 0) entry.reloaded_in_flight = false;
+    const bool read_other_log = reloaded && (!entry.ticket || entry.ticket->seq != written->seq);
     if (read_other_log) {
         // A reload while the write was on its way read a log other than the one written (a
         // newer one, an older one copied over it, or none): it is read again, not replaced

@@ -94,9 +94,10 @@ private:
 
     /// Notes what was known of `id` as a write of its own begins (see Entry::judged_after).
     void beginning(const std::string& id);
-    /// Once no write of its own to `id` is on its way: whether another writer appended
-    /// since the first of them began, then forgets them.
-    bool others_appended(KnownTickets::Entry& entry, std::int64_t written_seq);
+    /// A write of its own to `id` ended (`written_seq` -1: nothing written). Once none is on
+    /// its way any more: debounces `id` when another writer appended since the first of them
+    /// began, and forgets them. Returns whether the log was read while a write was on its way.
+    bool write_ended(const std::string& id, std::int64_t written_seq);
 
     /// `ticket.json` of ticket `id` made again from its log, on the disk threads one at a
     /// time; a failure is kept for report_snapshot_failures().
