@@ -338,7 +338,12 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
         write_all(log.get(), "[board-daemon] could not start: " + out.launch_error + "\n");
         co_return finish();
     }
-    note_launched(child);
+    RunOfProcess works_for;
+    for (const auto& [key, value] : spec.env) {
+        if (key == "BOARD_TICKET_DIR") works_for.ticket_dir = value;
+        if (key == "BOARD_RUN") works_for.run = value;
+    }
+    note_launched(child, std::move(works_for));
     bp::process process(executor_, child);
     pid_ = process.id();
     out.pid = pid_;

@@ -137,6 +137,51 @@ TEST_CASE("a grandchild that left the agent's session is stopped with the run") 
     CHECK_FALSE(alive(stray));  // and reaped: no zombie left behind
 }
 
+TEST_CASE("a helper an agent daemonized lives while its run goes on, and ends with it") {
+    // Agent B daemonizes a helper (a double fork: it becomes our child at once, in a session
+    // of its own). Agent A ends meanwhile, and the sweep at A's end must leave B's helper be.
+    Scratch s;
+    const auto helper_file = s.dir / "helper.pid";
+    const auto release = s.dir / "release";
+    auto run_for = [&](std::string run, std::string script) {
+        auto spec = shell(s, std::move(script));
+        spec.env = {{"BOARD_TICKET_DIR", (s.dir / "T-1").string()}, {"BOARD_RUN", std::move(run)}};
+        spec.log_file = s.dir / (spec.env[1].second + ".log");
+        return spec;
+    };
+    const auto b = run_for("0002",
+                           "(setsid sh -c 'echo $$ > " + helper_file.string() + ".tmp; mv " +
+                               helper_file.string() + ".tmp " + helper_file.string() +
+                               "; exec sleep 300' &); until [ -e " + release.string() +
+                               " ]; do sleep 0.01; done");
+    const auto a =
+        run_for("0001", "until [ -e " + helper_file.string() + " ]; do sleep 0.01; done");
+    asio::io_context io;
+    int helper = 0;
+    bool helper_outlived_a = false;
+    ProcessOutcome b_out;
+    auto first = std::make_shared<AgentProcess>(io.get_executor());
+    auto second = std::make_shared<AgentProcess>(io.get_executor());
+    asio::co_spawn(io, second->run(b), [&](std::exception_ptr e, ProcessOutcome o) {
+        REQUIRE_FALSE(e);
+        b_out = std::move(o);
+    });
+    asio::co_spawn(io, first->run(a), [&](std::exception_ptr e, ProcessOutcome o) {
+        REQUIRE_FALSE(e);
+        CHECK(o.exit_code == 0);
+        helper = std::stoi(read_file(helper_file));
+        helper_outlived_a = alive(helper);
+        std::ofstream{release} << "";
+    });
+    io.run();
+    REQUIRE(helper > 0);
+    CHECK(helper_outlived_a);
+    CHECK(b_out.exit_code == 0);
+    const bool ended = board::testing::wait_for_end(helper, 10s);
+    if (!ended) ::kill(helper, SIGKILL);
+    CHECK(ended);  // B's run is over: its helper goes with it
+}
+
 TEST_CASE("a second agent in the same io_context is still killed at its timeout") {
     // The Boost.Process v2 pidfd trap (design/toolchain.md §3, snag 5).
     Scratch s;

@@ -1,6 +1,7 @@
 #include "orchestrator/run_folder.hpp"
 
 #include "http/security.hpp"
+#include "orchestrator/strays.hpp"
 #include "support/files.hpp"
 #include "support/process.hpp"
 
@@ -254,18 +255,10 @@ std::vector<AgentProcessFound> processes_with_a_board_run() {
     for (const auto& proc : fs::directory_iterator("/proc", ec)) {
         const std::string name = proc.path().filename().string();
         if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-        const std::string environ_text = read_small_file(proc.path() / "environ", 1 << 20);
-        AgentProcessFound p;
-        for (std::size_t at = 0; at < environ_text.size();) {
-            const auto end = std::min(environ_text.find('\0', at), environ_text.size());
-            const std::string_view kv{environ_text.data() + at, end - at};
-            if (kv.starts_with("BOARD_RUN=")) p.run = kv.substr(10);
-            if (kv.starts_with("BOARD_TICKET_DIR=")) p.ticket_dir = kv.substr(17);
-            at = end + 1;
-        }
-        if (p.run.empty() || p.ticket_dir.empty()) continue;
-        p.pid = std::atoi(name.c_str());
-        found.push_back(std::move(p));
+        const int pid = std::atoi(name.c_str());
+        auto run = run_of_process(pid);
+        if (run.empty()) continue;
+        found.push_back({pid, std::move(run.ticket_dir), std::move(run.run)});
     }
     return found;
 }

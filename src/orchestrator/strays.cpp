@@ -12,7 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 namespace board::orchestrator {
@@ -20,9 +20,17 @@ namespace {
 
 std::mutex registry_mutex;
 
-std::unordered_set<pid_t>& launched() {
-    static std::unordered_set<pid_t> pids;
+/// Every process launched and not yet waited for, with the run it works for.
+std::unordered_map<pid_t, RunOfProcess>& launched() {
+    static std::unordered_map<pid_t, RunOfProcess> pids;
     return pids;
+}
+
+/// Whether `run` is that of a registered process (so it is still going).
+bool run_is_going(const std::unordered_map<pid_t, RunOfProcess>& ours, const RunOfProcess& run) {
+    if (run.empty()) return false;
+    return std::any_of(
+        ours.begin(), ours.end(), [&](const auto& launch) { return launch.second == run; });
 }
 
 /// The fields of /proc/PID/stat a sweep needs.
@@ -106,14 +114,38 @@ std::vector<pid_t> children() {
 
 }  // namespace
 
+RunOfProcess run_of_process(pid_t pid) {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/environ", static_cast<int>(pid));
+    std::FILE* file = std::fopen(path, "re");
+    if (!file) return {};
+    std::string text;
+    char buffer[4096];
+    // An environment is at most a few hundred kilobytes (ARG_MAX); a larger file is not read
+    // on past that.
+    for (std::size_t n;
+         text.size() < (1u << 20) && (n = std::fread(buffer, 1, sizeof buffer, file)) > 0;)
+        text.append(buffer, n);
+    std::fclose(file);
+    RunOfProcess found;
+    for (std::size_t at = 0; at < text.size();) {
+        const auto end = std::min(text.find('\0', at), text.size());
+        const std::string_view entry{text.data() + at, end - at};
+        if (entry.starts_with("BOARD_RUN=")) found.run = entry.substr(10);
+        if (entry.starts_with("BOARD_TICKET_DIR=")) found.ticket_dir = entry.substr(17);
+        at = end + 1;
+    }
+    return found;
+}
+
 bool become_subreaper() {
     static const bool done = ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
     return done;
 }
 
-void note_launched(pid_t pid) {
+void note_launched(pid_t pid, RunOfProcess run) {
     const std::lock_guard lock{registry_mutex};
-    launched().insert(pid);
+    launched().insert_or_assign(pid, std::move(run));
 }
 
 void note_waited(pid_t pid) {
@@ -134,8 +166,10 @@ StraySweep sweep_strays() {
             if (::waitpid(pid, &status, WNOHANG) == pid) ++sweep.reaped;
             continue;
         }
-        // Still in the group or session of a process we run: part of a run that goes on.
+        // Still in the group or session of a process we run, or working for a run still
+        // going: part of a run that goes on.
         if (ours.count(stat->group) != 0 || ours.count(stat->session) != 0) continue;
+        if (run_is_going(ours, run_of_process(pid))) continue;
         if (stat->group == pid) ::kill(-pid, SIGKILL);
         ::kill(pid, SIGKILL);
         ++sweep.stopped;

@@ -6,19 +6,38 @@
 // and reaps it. Linux only (PR_SET_CHILD_SUBREAPER, /proc).
 //
 // Launches are registered (note_launched) by whoever starts a process and waits for it
-// itself: the sweep never touches those, nor a stray still in the process group or session
-// of one of them (it belongs to a run that is still going).
+// itself: the sweep never touches those, nor a stray that still belongs to a run that is
+// going: one in the process group or session of a registered process, or one whose
+// environment names the run of one (an agent's daemonized helper is re-parented to us while
+// its agent still works).
 
+#include <string>
 #include <sys/types.h>
 
 namespace board::orchestrator {
+
+/// The run a process works for, as its environment says: every agent is started with
+/// BOARD_TICKET_DIR and BOARD_RUN, and whatever it starts inherits them.
+struct RunOfProcess {
+    std::string ticket_dir;  ///< BOARD_TICKET_DIR
+    std::string run;         ///< BOARD_RUN
+
+    bool empty() const { return ticket_dir.empty() || run.empty(); }
+
+    bool operator==(const RunOfProcess&) const = default;
+};
+
+/// What /proc/PID/environ names; empty when it names no run or cannot be read (the process
+/// ended, or belongs to another user).
+RunOfProcess run_of_process(pid_t pid);
 
 /// Makes this process the subreaper of its descendants, once per process. False when the
 /// kernel refuses (then strays go to init and cannot be tracked).
 bool become_subreaper();
 
-/// `pid` was started by this process, which waits for it itself: never a stray.
-void note_launched(pid_t pid);
+/// `pid` was started by this process, which waits for it itself: never a stray. `run`: the
+/// run it works for (empty for none); strays that name it are left alone while it runs.
+void note_launched(pid_t pid, RunOfProcess run = {});
 /// `pid` was waited for: from now on the number may belong to anyone.
 void note_waited(pid_t pid);
 
