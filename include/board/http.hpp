@@ -92,6 +92,9 @@ struct HttpOptions {
     std::chrono::milliseconds rescan{2000};        ///< 0: no rescan (ticket_changed only)
     std::chrono::seconds heartbeat{15};            ///< SSE comment line, keeps proxies open
     std::size_t max_connections = 512;             ///< beyond it, new connections get 503
+    /// A live stream whose client takes nothing for this long stopped reading: it is closed,
+    /// and its connection slot freed.
+    std::chrono::milliseconds stream_write_timeout{30'000};
     /// A run's live output stream starts with at most this much of what it already printed.
     std::uint64_t run_backlog = 64 * 1024;
     /// How often a live output stream looks for more output, and for the run's end.

@@ -424,6 +424,24 @@ asio::awaitable<void> HttpServer::Impl::session(std::shared_ptr<Impl> /*alive*/,
 
 using namespace boost::asio::experimental::awaitable_operators;
 
+asio::awaitable<bool> HttpServer::Impl::write_in_time(tcp::socket& socket, std::string_view bytes) {
+    asio::steady_timer deadline(socket.get_executor());
+    while (!bytes.empty()) {
+        // Each piece the client takes restarts the clock: a slow reader is served, a stopped
+        // one is not waited for.
+        deadline.expires_after(options.stream_write_timeout);
+        auto write = socket.async_write_some(asio::buffer(bytes.data(), bytes.size()),
+                                             asio::as_tuple(asio::use_awaitable));
+        auto expire = deadline.async_wait(asio::as_tuple(asio::use_awaitable));
+        auto result = co_await (std::move(write) || std::move(expire));
+        if (result.index() != 0) co_return false;
+        const auto [ec, n] = std::get<0>(result);
+        if (ec) co_return false;
+        bytes.remove_prefix(n);
+    }
+    co_return true;
+}
+
 asio::awaitable<void> HttpServer::Impl::serve_events(beast::tcp_stream& stream,
                                                      const Request& req,
                                                      const Target& target) {
@@ -449,9 +467,7 @@ asio::awaitable<void> HttpServer::Impl::serve_events(beast::tcp_stream& stream,
     auto send = [&]() -> asio::awaitable<void> {
         for (;;) {
             if (!out.empty()) {
-                auto [ec, n] = co_await asio::async_write(
-                    socket, asio::buffer(out), asio::as_tuple(asio::use_awaitable));
-                if (ec) co_return;
+                if (!co_await write_in_time(socket, out)) co_return;
                 out.clear();
             }
             if (sub->closed || stopped) co_return;

@@ -22,6 +22,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -427,6 +428,56 @@ TEST_CASE("a run's output streams from a bounded backlog, live, and ends with th
     CHECK(end.at("run") == "0001");
     CHECK(end.at("end") == "finished");
     CHECK(end.at("signal") == "BLOCKED");
+}
+
+TEST_CASE("a live stream whose client stopped reading is closed, and its slot comes free",
+          "[http][runs]") {
+    TempBoard board;
+    const auto id = board.create("Flood it");
+    auto started = transact(*ticket_dir(board.dir, id), Actor{ActorKind::system, ""}, [](auto&) {
+        return std::vector<Payload>{RunStarted{"0001", Status::research, 1, 1, {}, {}}};
+    });
+    REQUIRE(std::holds_alternative<Committed>(started));
+    const auto runs = *ticket_dir(board.dir, id) / "runs";
+    std::filesystem::create_directories(runs);
+    {
+        // Far more than the kernel's buffers on both ends of a loopback connection hold.
+        std::ofstream log(runs / (run_file_stem("0001", Status::research) + ".log"));
+        const std::string line(1023, 'z');
+        for (int i = 0; i < 32 * 1024; ++i) log << line << '\n';
+    }
+    auto options = options_for(board);
+    options.run_backlog = 64u << 20;
+    options.max_connections = 1;
+    options.stream_write_timeout = std::chrono::milliseconds(300);
+    Running server(options);
+    const auto port = server.port();
+
+    asio::io_context io;
+    asio::ip::tcp::socket stalled(io);
+    stalled.open(asio::ip::tcp::v4());
+    stalled.set_option(asio::socket_base::receive_buffer_size(4096));
+    stalled.connect({asio::ip::make_address("127.0.0.1"), port});
+    const std::string request =
+        "GET /api/tickets/" + id +
+        "/runs/0001/stream HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n\r\n";
+    asio::write(stalled, asio::buffer(request));
+    std::string head;
+    asio::read_until(stalled, asio::dynamic_buffer(head), "\r\n\r\n");
+    REQUIRE(head.rfind("HTTP/1.1 200", 0) == 0);
+    // The client reads nothing more and keeps the connection open. The server gives up on it
+    // after the timeout, and the one slot serves others again.
+    int status = 503;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (status != 200 && std::chrono::steady_clock::now() < deadline)
+        status = get(port, "/api/tickets").status;
+    REQUIRE(status == 200);
+    // The stream was cut, not finished: reading on finds its end well short of the output.
+    std::size_t received = head.size();
+    boost::system::error_code ec;
+    std::array<char, 65536> chunk{};
+    while (!ec) received += stalled.read_some(asio::buffer(chunk), ec);
+    CHECK(received < (32u << 20));
 }
 
 TEST_CASE("a run's stream refuses an unknown ticket or run with 404", "[http][runs]") {

@@ -195,9 +195,7 @@ asio::awaitable<void> HttpServer::Impl::serve_run_output(beast::tcp_stream& stre
                 out += sse_frame({}, app::runs_json({*found}), "end");
             }
             if (!out.empty()) {
-                auto [ec, written] = co_await asio::async_write(
-                    socket, asio::buffer(out), asio::as_tuple(asio::use_awaitable));
-                if (ec) co_return;
+                if (!co_await write_in_time(socket, out)) co_return;
                 out.clear();
             }
             if (last || stopped || peer_left) co_return;

@@ -139,6 +139,11 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
                                        const Request& req,
                                        const Target& target);
 
+    /// Writes all of `bytes` to a live stream; false when it failed, or when the client took
+    /// none of it for `stream_write_timeout` (it stopped reading; the stream is then to be
+    /// closed, else it would hold its connection slot for ever).
+    asio::awaitable<bool> write_in_time(tcp::socket& socket, std::string_view bytes);
+
     // -- requests ----------------------------------------------------------------------------
 
     static Response reply(bhttp::status status,
