@@ -34,8 +34,7 @@ std::optional<Response> HttpServer::Impl::check_access(const Request& req, const
                                 "127.0.0.1) on a loopback server"));
     const bool write = req.method() != bhttp::verb::get && req.method() != bhttp::verb::head;
     if (!token.empty() && (write || reads_need_token)) {
-        const auto presented =
-            presented_token(req[bhttp::field::authorization], req[bhttp::field::cookie]);
+        const auto presented = presented_token(req[bhttp::field::authorization]);
         if (presented.empty() || !same_token(presented, token)) {
             auto res = reply(bhttp::status::unauthorized,
                              json_error("a token is required: `Authorization: Bearer "
@@ -168,17 +167,11 @@ Response HttpServer::Impl::serve_page(const Request& req, const Target& target) 
         return reply(bhttp::status::method_not_allowed, json_error("method not allowed"));
     std::string path = "/";
     for (const auto& s : target.segments) path += (path.size() > 1 ? "/" : "") + s;
-    if (path == "/" && target.has("token")) {
-        // The printed link carries the token once; trade it for a cookie and drop it
-        // from the address bar (and from the browser's history).
-        if (token.empty() || !same_token(target.get("token"), token))
-            return reply(bhttp::status::unauthorized, json_error("wrong token"));
-        auto res = reply(bhttp::status::see_other, {});
-        res.set(bhttp::field::location, "/");
-        res.set(bhttp::field::set_cookie,
-                "board_token=" + token + "; Path=/; HttpOnly; SameSite=Strict");
-        return res;
-    }
+    // The printed link carries the token once: the page keeps it in its own origin's storage
+    // and drops it from the address bar. A wrong one is said here, not at the first write.
+    if (path == "/" && target.has("token") &&
+        (token.empty() || !same_token(target.get("token"), token)))
+        return reply(bhttp::status::unauthorized, json_error("wrong token"));
     const auto asset = web_asset(path);
     if (!asset) return reply(bhttp::status::not_found, json_error("not found"), "application/json");
     auto res = reply(bhttp::status::ok, std::string{asset->body}, asset->content_type);
@@ -187,6 +180,9 @@ Response HttpServer::Impl::serve_page(const Request& req, const Target& target) 
             "'none'; base-uri 'none'");
     res.set("Referrer-Policy", "no-referrer");
     res.set(bhttp::field::cache_control, "no-cache");
+    // Earlier versions kept the token in this cookie, which every port of the host received.
+    if (req[bhttp::field::cookie].find("board_token=") != std::string_view::npos)
+        res.set(bhttp::field::set_cookie, "board_token=; Path=/; Max-Age=0");
     return res;
 }
 

@@ -114,17 +114,10 @@ bool same_token(std::string_view a, std::string_view b) {
     return diff == 0;
 }
 
-std::string presented_token(std::string_view authorization, std::string_view cookie) {
+std::string presented_token(std::string_view authorization) {
     constexpr std::string_view bearer = "Bearer ";
     if (authorization.substr(0, bearer.size()) == bearer)
         return std::string{trim(authorization.substr(bearer.size()))};
-    while (!cookie.empty()) {
-        const auto semi = cookie.find(';');
-        std::string_view pair = trim(cookie.substr(0, semi));
-        cookie = semi == std::string_view::npos ? std::string_view{} : cookie.substr(semi + 1);
-        constexpr std::string_view name = "board_token=";
-        if (pair.substr(0, name.size()) == name) return std::string{pair.substr(name.size())};
-    }
     return {};
 }
 

@@ -23,8 +23,10 @@ std::optional<std::string> load_or_create_token(const std::filesystem::path& boa
 /// Equal without an early exit, so response time says nothing about the token.
 bool same_token(std::string_view a, std::string_view b);
 
-/// The token a request carries: `Authorization: Bearer T`, else the `board_token` cookie.
-std::string presented_token(std::string_view authorization, std::string_view cookie);
+/// The token a request carries: `Authorization: Bearer T`. Never a cookie: a browser sends a
+/// host's cookies to every port of it (RFC 6265 §8.5), so any program listening on another
+/// loopback port, an agent's test server say, would receive the token from the page.
+std::string presented_token(std::string_view authorization);
 
 /// A request target split: the path segments, percent-decoded, and the query parameters.
 /// nullopt for a malformed target (bad escape, a NUL, not starting with `/`).

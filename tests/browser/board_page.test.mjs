@@ -48,7 +48,7 @@ async function until(what, check, ms = 30000) {
   }
 }
 
-async function scenario(name, viewport) {
+async function scenario(name, viewport, bind) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `board-browser-${name}-`));
   const root = path.join(tmp, 'board');
   const profile = path.join(tmp, 'profile');
@@ -102,11 +102,11 @@ async function scenario(name, viewport) {
     script(feature, 'implementing', 'commit=feature.txt signal=COMPLETE\ncommit=feature.txt signal=COMPLETE\n');
     step(`${name}: board ${root}: ${[feature, asks, chooses, live].join(', ')}`);
 
-    daemon = spawn(daemonBin, ['--board', root, '--http', '127.0.0.1:0', '--log-format', 'text'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    daemon = spawn(daemonBin, ['--board', root, '--http', bind, '--log-format', 'text'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     daemon.stdout.on('data', (d) => { daemonOutput += d; });
     daemon.stderr.on('data', (d) => { daemonOutput += d; });
     const port = await until('the daemon to print its page', () => {
-      const m = /the board's page: http:\/\/127\.0\.0\.1:(\d+)\//.exec(daemonOutput);
+      const m = /the board's page: http:\/\/[^/\s]+:(\d+)\//.exec(daemonOutput);
       return m && m[1];
     });
     const token = fs.readFileSync(path.join(root, '.board', 'http-token'), 'utf8').trim();
@@ -124,6 +124,11 @@ async function scenario(name, viewport) {
     page.on('dialog', (d) => d.accept());
     page.setDefaultTimeout(30000);
     await page.goto(`${base}?token=${token}`);
+    // The token leaves the address bar and lives in this origin's storage, never in a cookie
+    // (a browser sends cookies to every port of the host, an agent's own server included).
+    await page.waitForFunction(() => !location.search);
+    assert.equal(await page.evaluate(() => localStorage.getItem('board.token')), token);
+    assert.deepEqual(await browser.cookies(), []);
     await page.fill('#as-name', 'tester');
     await page.locator('#as-name').dispatchEvent('change');
     await page.waitForSelector('#live.on');
@@ -244,6 +249,20 @@ async function scenario(name, viewport) {
     await page.locator('.replay .state', { hasText: 'after #2' }).waitFor();
     step(`${name}: the replay slider stayed at #2 through a live change`);
 
+    // --- A change elsewhere on the board leaves this page as it is (a click or a comment
+    // being written is not undone); a change of this ticket draws it again. ---
+    const head = '#view .ticket-head';
+    await page.evaluate((sel) => { document.querySelector(sel).dataset.mark = 'kept'; }, head);
+    const heard = await page.evaluate(() => document.body.dataset.lastEvent);
+    board('note', asks, 'a note elsewhere', '--from', 'human');
+    await page.waitForFunction((before) => document.body.dataset.lastEvent !== before &&
+      document.body.dataset.settled === document.body.dataset.lastEvent, heard);
+    assert.equal(await page.evaluate((sel) => document.querySelector(sel).dataset.mark, head), 'kept');
+    board('note', feature, 'another note from the CLI', '--from', 'human');
+    await page.locator('.notes', { hasText: 'another note from the CLI' }).waitFor();
+    assert.equal(await page.evaluate((sel) => document.querySelector(sel).dataset.mark, head), undefined);
+    step(`${name}: a change to ${asks} left ${feature}'s page as it was; its own change redrew it`);
+
     // --- Create, note and cancel from the page. ---
     await page.goto(`${base}#/`);
     await page.locator('details.create summary').click();
@@ -289,8 +308,10 @@ async function scenario(name, viewport) {
 }
 
 try {
-  await scenario('desktop', { width: 1280, height: 900 });
-  await scenario('phone', { width: 390, height: 844 });
+  await scenario('desktop', { width: 1280, height: 900 }, '127.0.0.1:0');
+  // Bound to every address, the server wants the token for reads too: every request the
+  // page makes, the live streams included, must carry it.
+  await scenario('phone', { width: 390, height: 844 }, '0.0.0.0:0');
   step(`screenshots in ${shots}`);
   console.log('browser test: OK');
 } catch (e) {

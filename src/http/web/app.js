@@ -56,9 +56,27 @@ const state = {
   inbox: [],
 };
 
+// The token comes once, in the link the server printed (`/?token=...`). It is kept in this
+// origin's storage, which no other port of the host can read, and shown as a header; never in
+// a cookie, which the browser would send to every port of the host.
+function takeToken() {
+  const params = new URLSearchParams(location.search);
+  if (!params.has('token')) return;
+  localStorage.setItem('board.token', params.get('token'));
+  history.replaceState(null, '', location.pathname + location.hash);
+}
+takeToken();
+
+function headers() {
+  const out = {};
+  const token = localStorage.getItem('board.token');
+  if (token) out.Authorization = `Bearer ${token}`;
+  if (state.as) out['X-Board-As'] = state.as;
+  return out;
+}
+
 async function api(path, body) {
-  const init = { credentials: 'same-origin', headers: {} };
-  if (state.as) init.headers['X-Board-As'] = state.as;
+  const init = { credentials: 'omit', headers: headers() };
   if (body !== undefined) {
     init.method = 'POST';
     init.headers['Content-Type'] = 'application/json';
@@ -79,6 +97,62 @@ async function api(path, body) {
     throw err;
   }
   return data;
+}
+
+// Server-sent events read with fetch, since EventSource cannot send the token's header.
+// `on` maps an event's type to its handler (`message` for untyped ones), plus `open` and
+// `error`. A dropped stream is opened again, resuming from the last id seen, until close().
+function subscribe(url, on) {
+  const stream = { closed: false, abort: new AbortController() };
+  stream.close = () => { stream.closed = true; stream.abort.abort(); };
+  let lastId = '';
+  const dispatch = (type, data) => {
+    const handler = on[type || 'message'];
+    if (handler) handler({ data, lastEventId: lastId });
+  };
+  const read = async () => {
+    const init = { credentials: 'omit', cache: 'no-store', signal: stream.abort.signal, headers: headers() };
+    if (lastId) init.headers['Last-Event-ID'] = lastId;
+    const res = await fetch(url, init);
+    if (!res.ok || !res.body) throw new Error(`${res.status} ${res.statusText}`);
+    if (on.open) on.open();
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    let type = '';
+    let data = [];
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let end;
+      while ((end = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, end).replace(/\r$/, '');
+        buffer = buffer.slice(end + 1);
+        if (line === '') {
+          if (data.length) dispatch(type, data.join('\n'));
+          type = '';
+          data = [];
+          continue;
+        }
+        const colon = line.indexOf(':');
+        if (colon === 0) continue; // a comment: the server's keep-alive
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const text = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (field === 'event') type = text;
+        else if (field === 'data') data.push(text);
+        else if (field === 'id') lastId = text;
+      }
+    }
+  };
+  (async () => {
+    while (!stream.closed) {
+      try { await read(); } catch { /* told below, unless closed */ }
+      if (stream.closed) return;
+      if (on.error) on.error();
+      await new Promise((resume) => setTimeout(resume, 2000));
+    }
+  })();
+  return stream;
 }
 
 function flash(message, isError = false) {
@@ -310,9 +384,11 @@ async function showBoard(onlyInbox) {
   const section = el('section', { class: 'inbox', 'aria-label': 'inbox' }, el('h2', {}, `Awaiting you (${inbox.length})`));
   if (!inbox.length) section.append(el('p', { class: 'muted' }, 'Nothing is waiting for a person.'));
   for (const t of inbox) section.append(requestBox(t, t.request, true));
-  if (onlyInbox) return [section];
+  // What the view shows comes from these two answers alone: the same answers, the same view.
+  const signature = JSON.stringify([onlyInbox, tickets, inbox, state.filters]);
+  if (onlyInbox) return Object.assign([section], { signature });
   const shown = tickets.filter(matches);
-  return [section, el('div', { class: 'board-head' }, el('h2', {}, 'Board'), filterBar(tickets)), createForm(), columns(shown)];
+  return Object.assign([section, el('div', { class: 'board-head' }, el('h2', {}, 'Board'), filterBar(tickets)), createForm(), columns(shown)], { signature });
 }
 
 // --- Stats: what `board stats` prints, with the time split as bars ---
@@ -383,20 +459,21 @@ function livePanel(t) {
     el('h2', {}, `Agent at work: run ${t.run.id} · ${t.run.phase} · `, elapsed, ' · ', status),
     el('p', { class: 'muted' }, `cost so far on this ticket: $${Number(t.cost_usd || 0).toFixed(2)}`),
     promptDetails(t.id, t.run.id), out);
-  const source = new EventSource(`${ticketPath(t.id)}/runs/${encodeURIComponent(t.run.id)}/stream`);
   const append = (text) => {
     out.append(document.createTextNode(text));
     // A bounded view: the oldest text goes when it grows past a few hundred kilobytes.
     while (out.textContent.length > 400000 && out.firstChild) out.firstChild.remove();
     out.scrollTop = out.scrollHeight;
   };
-  source.addEventListener('skipped', (ev) => append(`… (${JSON.parse(ev.data).skipped} earlier bytes: see the full output below)\n`));
-  source.addEventListener('output', (ev) => append(JSON.parse(ev.data).text));
-  source.addEventListener('end', (ev) => {
-    const run = JSON.parse(ev.data)[0] || {};
-    status.textContent = `${run.end || 'ended'}${run.signal ? ' · ' + run.signal : ''}`;
-    clearInterval(state.live && state.live.timer);
-    source.close();
+  const source = subscribe(`${ticketPath(t.id)}/runs/${encodeURIComponent(t.run.id)}/stream`, {
+    skipped: (ev) => append(`… (${JSON.parse(ev.data).skipped} earlier bytes: see the full output below)\n`),
+    output: (ev) => append(JSON.parse(ev.data).text),
+    end: (ev) => {
+      const run = JSON.parse(ev.data)[0] || {};
+      status.textContent = `${run.end || 'ended'}${run.signal ? ' · ' + run.signal : ''}`;
+      clearInterval(state.live && state.live.timer);
+      source.close();
+    },
   });
   const timer = setInterval(() => { elapsed.textContent = clock(Date.now() - started); }, 1000);
   elapsed.textContent = clock(Date.now() - started);
@@ -661,7 +738,10 @@ async function showTicket(id, focus) {
   parts.push(noteAndCancel(t));
   parts.push(timeline(t, events));
   if (focus === 'diff') requestAnimationFrame(() => { const d = $('#diff'); if (d) d.scrollIntoView(); });
-  return parts.filter(Boolean);
+  // The ticket (its standing included), its log, runs and request; what the person did on
+  // the page re-renders by itself, not through the feed.
+  const signature = JSON.stringify([id, focus, t, events.length ? events[events.length - 1].seq : 0, runs, inboxItem || null]);
+  return Object.assign(parts.filter(Boolean), { signature });
 }
 
 // --- Keys: a approve, r reject, n next ---
@@ -683,12 +763,20 @@ document.addEventListener('keydown', (ev) => {
 // --- Routing and live updates ---
 let rendering = null;
 let again = false;
+let forced = false; // a refresh asked by the person, not by the feed: always drawn
+let shown = null; // the signature of what the view shows
 
-async function refresh() {
+// `fromFeed`: something changed somewhere on the board. The view is drawn again only when
+// what it shows changed, so a person's click or typing is not undone by a change elsewhere.
+async function refresh(fromFeed = false) {
+  if (!fromFeed) forced = true;
   if (rendering) { again = true; return rendering; }
   rendering = (async () => {
     do {
       again = false;
+      const force = forced;
+      forced = false;
+      const through = state.lastEventId; // what this pass's answers include at least
       const view = $('#view');
       const hash = location.hash || '#/';
       let parts;
@@ -701,6 +789,9 @@ async function refresh() {
         parts = [el('p', { class: 'muted' }, e.message)];
         if (e.status === 401) flash(e.message, true);
       }
+      document.body.dataset.settled = through || ''; // for tests: the view is up to date
+      if (!force && parts.signature !== undefined && parts.signature === shown) continue;
+      shown = parts.signature;
       // Keep what a person is typing across a live re-render: read only now, after the
       // fetch, so that what was typed while it was under way is kept too.
       const typed = {};
@@ -729,20 +820,22 @@ async function refresh() {
 let timer = null;
 function soon() {
   clearTimeout(timer);
-  timer = setTimeout(refresh, 150);
+  timer = setTimeout(() => refresh(true), 150);
 }
 
 function connect() {
   const live = $('#live');
-  const source = new EventSource('/api/events');
-  source.addEventListener('open', () => { live.textContent = 'live'; live.className = 'live on'; });
-  source.addEventListener('error', () => { live.textContent = 'reconnecting'; live.className = 'live off'; });
-  source.addEventListener('hello', () => { live.textContent = 'live'; live.className = 'live on'; });
-  source.addEventListener('reset', () => soon());
-  source.addEventListener('message', (ev) => {
-    state.lastEventId = ev.lastEventId;
-    document.body.dataset.lastEvent = ev.lastEventId;
-    soon();
+  const on = () => { live.textContent = 'live'; live.className = 'live on'; };
+  subscribe('/api/events', {
+    open: on,
+    hello: on,
+    error: () => { live.textContent = 'reconnecting'; live.className = 'live off'; },
+    reset: () => soon(),
+    message: (ev) => {
+      state.lastEventId = ev.lastEventId;
+      document.body.dataset.lastEvent = ev.lastEventId;
+      soon();
+    },
   });
 }
 
