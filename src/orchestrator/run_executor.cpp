@@ -71,9 +71,19 @@ void confine(const RunContext& context,
         prepared.launch_error_is_permanent = true;
         return;
     }
+    fs::path admin;
+    if (writes_cwd && !context.repository_git_dir.empty()) {
+        // Links a run killed midway may have left rewritten are put back before this one.
+        if (auto found = worktree_admin_dir(cwd, context.repository_git_dir)) {
+            admin = *found;
+            restore_worktree_links(cwd, admin);
+            prepared.worktree = cwd;
+            prepared.worktree_admin = admin;
+        }
+    }
     const Confinement rules =
         confinement_for(context.confinement,
-                        {prepared.work, cwd, writes_cwd, context.repository_git_dir},
+                        {prepared.work, cwd, writes_cwd, context.repository_git_dir, admin},
                         prepared.spec);
     prepared.spec.reading_rules = context.reading_rules->current(problem);
     if (prepared.spec.reading_rules)
@@ -222,6 +232,10 @@ asio::awaitable<std::optional<RunRecord>> run_prepared(const RunContext& context
 
 void take_run_work(RunRecord& record, const PreparedRun& prepared) {
     if (prepared.work.empty()) return;  // never prepared: there is no folder to take from
+    if (!prepared.worktree_admin.empty()) {
+        for (auto& line : restore_worktree_links(prepared.worktree, prepared.worktree_admin))
+            record.output.report.warnings.push_back(std::move(line));
+    }
     take_agent_work(record, prepared.dir, prepared.work, prepared.artifact_name);
 }
 

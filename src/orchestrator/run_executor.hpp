@@ -87,6 +87,10 @@ struct PreparedRun {
     std::filesystem::path dir;   ///< the ticket's folder
     std::filesystem::path work;  ///< the agent's own folder in it
     std::string artifact_name;   ///< the phase's artifact file; empty: none
+    /// A confined run in a worktree: the worktree and its git folder, whose links to the
+    /// repository are put back after the run (restore_worktree_links).
+    std::filesystem::path worktree;
+    std::filesystem::path worktree_admin;
     std::uint64_t output_cap = 0;
     int max_questions = 0;
 };

@@ -90,19 +90,57 @@ SharedConfinement shared_confinement(const fs::path& board_root) {
     return shared;
 }
 
-std::optional<fs::path> worktree_git_dir(const fs::path& worktree, const fs::path& git_dir) {
-    // `.git` in a worktree is a file, `gitdir: <repository>/.git/worktrees/<name>`; the agent
-    // may have rewritten it, so only a folder under the repository's `worktrees/` counts.
-    const auto text = read_whole_file(worktree / ".git");
-    constexpr std::string_view prefix = "gitdir: ";
-    if (!text || text->rfind(prefix, 0) != 0) return std::nullopt;
-    std::string named = text->substr(prefix.size());
-    while (!named.empty() && (named.back() == '\n' || named.back() == '\r')) named.pop_back();
-    fs::path own{named};
-    if (own.is_relative()) own = worktree / own;
-    own = resolved(own);
-    if (own.parent_path() != git_dir / "worktrees") return std::nullopt;
-    return own;
+std::optional<fs::path> worktree_admin_dir(const fs::path& worktree, const fs::path& git_dir) {
+    const fs::path dot_git = resolved(worktree / ".git");
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(git_dir / "worktrees", ec)) {
+        if (!entry.is_directory(ec) || entry.is_symlink(ec)) continue;
+        auto named = read_whole_file(entry.path() / "gitdir");
+        if (!named) continue;
+        while (!named->empty() && (named->back() == '\n' || named->back() == '\r'))
+            named->pop_back();
+        if (!named->empty() && resolved(*named) == dot_git) return resolved(entry.path());
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string> restore_worktree_links(const fs::path& worktree, const fs::path& admin) {
+    std::vector<std::string> restored;
+    // A link holds when its file is a regular file naming the right place (relative to the
+    // file's folder), however git spelled it.
+    const auto points_to = [](const fs::path& file, std::string_view prefix, const fs::path& to) {
+        std::error_code ec;
+        if (!fs::is_regular_file(fs::symlink_status(file, ec))) return false;
+        auto text = read_whole_file(file);
+        if (!text || text->rfind(prefix, 0) != 0) return false;
+        std::string named = text->substr(prefix.size());
+        while (!named.empty() && (named.back() == '\n' || named.back() == '\r')) named.pop_back();
+        if (named.empty()) return false;
+        fs::path path{named};
+        if (path.is_relative()) path = file.parent_path() / path;
+        return resolved(path) == resolved(to);
+    };
+    const auto put_back = [&](const fs::path& file, const std::string& text) {
+        std::error_code ec;
+        if (fs::is_directory(fs::symlink_status(file, ec))) fs::remove_all(file, ec);
+        const auto failed = write_file_atomically(file, text);
+        restored.push_back(
+            failed.empty() ? file.string() + " was rewritten: put back as git made it"
+                           : file.string() + " was rewritten and could not be put back: " + failed);
+    };
+    const fs::path git_dir = admin.parent_path().parent_path();
+    if (!points_to(worktree / ".git", "gitdir: ", admin))
+        put_back(worktree / ".git", "gitdir: " + admin.string() + "\n");
+    if (!points_to(admin / "gitdir", "", worktree / ".git"))
+        put_back(admin / "gitdir", (worktree / ".git").string() + "\n");
+    if (!points_to(admin / "commondir", "", git_dir)) put_back(admin / "commondir", "../..\n");
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(admin / "config.worktree", ec))) {
+        fs::remove_all(admin / "config.worktree", ec);
+        restored.push_back((admin / "config.worktree").string() +
+                           " was made: removed (git would read it as the worktree's config)");
+    }
+    return restored;
 }
 
 Confinement confinement_for(const SharedConfinement& shared,
@@ -122,7 +160,7 @@ Confinement confinement_for(const SharedConfinement& shared,
             fs::create_directories(git_dir / "logs", ec);  // a reflog's folder, made by git
             for (const char* part : {"objects", "refs", "logs"})
                 rules.writable.push_back(git_dir / part);
-            if (auto own = worktree_git_dir(places.cwd, git_dir)) rules.writable.push_back(*own);
+            if (!places.worktree_admin.empty()) rules.writable.push_back(places.worktree_admin);
         }
     }
     if (shared.own_tmp) {

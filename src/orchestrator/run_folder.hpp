@@ -44,16 +44,28 @@ struct ConfinementPlaces {
     std::filesystem::path cwd;                 ///< where it runs
     bool writes_cwd = false;                   ///< cwd is its worktree
     std::filesystem::path repository_git_dir;  ///< the board's repository's `.git`, if any
+    std::filesystem::path worktree_admin;      ///< the worktree's git folder (worktree_admin_dir)
 };
 
 /// What one confined agent may write: the shared places, its run folder, and when it
 /// implements in a worktree that worktree and what its commits write of the repository's git
 /// folder (objects, refs, reflogs, the worktree's own folder; never config, info/ or hooks/).
 /// With `own_tmp`, makes the run's temp folder and points TMPDIR in `spec` at it.
-/// The git folder of `worktree` (`<git_dir>/worktrees/<name>`) as its `.git` file names it,
-/// or none when that file names anything else.
-std::optional<std::filesystem::path> worktree_git_dir(const std::filesystem::path& worktree,
-                                                      const std::filesystem::path& git_dir);
+/// The git folder of `worktree`: the `<git_dir>/worktrees/<name>` whose `gitdir` file names
+/// the worktree's `.git`. Found from the repository's side, not from the worktree's `.git`
+/// file, which is the agent's to rewrite (it could name another ticket's folder). None when
+/// no folder names it.
+std::optional<std::filesystem::path> worktree_admin_dir(const std::filesystem::path& worktree,
+                                                        const std::filesystem::path& git_dir);
+
+/// Puts back the links between a worktree and its repository as git made them: the
+/// worktree's `.git` file, the git folder's `commondir` and `gitdir`, and no
+/// `config.worktree`. An agent that rewrote one could make a person's next git command in the
+/// worktree read another repository's config (a `core.fsmonitor` there runs a program), or
+/// have another ticket's git folder granted at its next run. Returns one line per link put
+/// back; empty when all held.
+std::vector<std::string> restore_worktree_links(const std::filesystem::path& worktree,
+                                                const std::filesystem::path& admin);
 
 Confinement confinement_for(const SharedConfinement& shared,
                             const ConfinementPlaces& places,

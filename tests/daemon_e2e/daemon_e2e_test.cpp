@@ -1403,6 +1403,15 @@ echo "commit=$?"
 if git config diff.x.textconv "touch $BOARD_DIR/textconv-ran; cat" 2>/dev/null; then echo config=written; else echo config=refused; fi
 if echo '* diff=x' >> "$common/info/attributes" 2>/dev/null; then echo attributes=written; else echo attributes=refused; fi
 if echo 'touch /tmp/hook-ran' > "$common/hooks/post-merge" 2>/dev/null; then echo hooks=written; else echo hooks=refused; fi
+# Its own git folder is writable (HEAD, index): its links to the repository are not to stay
+# rewritten (a commondir naming a repository with a core.fsmonitor runs that program for the
+# next person to run git in the worktree).
+own=$(git rev-parse --path-format=absolute --git-dir)
+echo /tmp/elsewhere > "$own/commondir" && echo commondir=written
+printf '[core]
+	fsmonitor = touch /tmp/fsmonitor-ran
+' > "$own/config.worktree"
+echo "gitdir: $common/worktrees/OTHER" > .git
 echo '<promise>COMPLETE</promise>'
 )sh");
     const std::string yaml = read_file(board.root / "board.yaml");
@@ -1422,6 +1431,22 @@ echo '<promise>COMPLETE</promise>'
     CHECK(output.find("attributes=refused") != std::string::npos);
     CHECK(output.find("hooks=refused") != std::string::npos);
     CHECK(board.ticket(id).branch == "board/" + id);
+    // The worktree's links were put back after the run, and the ticket says so.
+    CHECK(output.find("commondir=written") != std::string::npos);
+    const fs::path worktree = board.root / ".board" / "worktrees" / id;
+    const fs::path admin = fs::canonical(board.root / ".git" / "worktrees" / id);
+    CHECK(read_file(admin / "commondir") == "../..\n");
+    CHECK_FALSE(fs::exists(admin / "config.worktree"));
+    CHECK(read_file(worktree / ".git") == "gitdir: " + admin.string() + "\n");
+    // git in the worktree finds the repository again, and no program of the agent's runs.
+    const std::string status = "git -C '" + worktree.string() + "' status --short >/dev/null 2>&1";
+    CHECK(std::system(status.c_str()) == 0);
+    CHECK_FALSE(fs::exists("/tmp/fsmonitor-ran"));
+    const auto notes = board.ticket(id).notes;
+    const bool noted = std::any_of(notes.begin(), notes.end(), [](const auto& n) {
+        return n.text.find("commondir was rewritten: put back") != std::string::npos;
+    });
+    CHECK(noted);
 
     // A person's repository may name a text conversion: `board diff` does not run it.
     git("config diff.x.textconv 'touch " + (board.root / "textconv-ran").string() + "; cat'");
