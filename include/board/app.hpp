@@ -343,6 +343,7 @@ std::string runs_json(const std::vector<RunView>& runs);
 struct History {
     std::vector<Event> events;
     std::vector<std::string> warnings;  ///< e.g. a torn tail recovered into events.jsonl.torn
+    std::uint64_t torn_bytes = 0;       ///< bytes of a torn tail this read moved aside
 };
 
 /// Every check `verify` makes of one ticket without trusting any cache.

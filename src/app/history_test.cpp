@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <unistd.h>
@@ -125,6 +126,39 @@ TEST_CASE("verify: faults for logs that do not replay, warnings for edited artif
         CHECK_THAT(report.faults[0],
                    Catch::Contains("seq 2 does not replay") && Catch::Contains("only a human"));
     }
+}
+
+TEST_CASE(
+    "verify: a torn tail is a fault once, then its .torn file a warning; an unlisted "
+    "board and a ticket that is no folder are faults",
+    "[app][verify]") {
+    const std::string good =
+        R"({"v":1,"seq":1,"id":"e1","at":"2026-11-20T09:00:00.000Z","by":"human:ana","type":"created","ticket":"PROJ-1","title":"t"})"
+        "\n";
+    ScratchBoard board{"PROJ-1", good + R"({"v":1,"seq":2,"id":"e2","at":"2026-11-20T09:0)"};
+    const auto first = app::Board{board.root}.verify({}).at(0);
+    REQUIRE(first.faults.size() == 1);
+    CHECK_THAT(first.faults[0], Catch::Contains("incomplete") && Catch::Contains(".torn"));
+    const auto second = app::Board{board.root}.verify({}).at(0);
+    CHECK(second.faults.empty());
+    const bool told = std::any_of(second.warnings.begin(), second.warnings.end(), [](auto& w) {
+        return w.find("events.jsonl.torn holds") != std::string::npos;
+    });
+    CHECK(told);
+
+    std::ofstream{board.root / "tickets" / "PROJ-2"} << "a file where a ticket's folder goes\n";
+    const auto with_file = app::Board{board.root}.verify({});
+    const bool named = std::any_of(with_file.begin(), with_file.end(), [](auto& r) {
+        return r.ticket == "PROJ-2" && !r.faults.empty() &&
+               r.faults[0].find("is not a folder") != std::string::npos;
+    });
+    CHECK(named);
+
+    fs::rename(board.root / "tickets", board.root / "tickets.moved");
+    const auto unlisted = app::Board{board.root}.verify({});
+    REQUIRE(unlisted.size() == 1);
+    REQUIRE(unlisted[0].faults.size() == 1);
+    CHECK_THAT(unlisted[0].faults[0], Catch::Contains("cannot list"));
 }
 
 TEST_CASE("a torn tail is recovered with a warning, and the complete events are kept",

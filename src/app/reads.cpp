@@ -114,7 +114,7 @@ void check_event_ids(const std::vector<Event>& events, VerifyReport& report) {
 }
 
 void check_snapshot(const fs::path& dir, const Ticket& folded, VerifyReport& report) {
-    const auto text = read_whole_file(dir / snapshot_file_name);
+    const auto text = read_whole_file(dir / snapshot_file_name, AT_FDCWD, 64u << 20);
     if (!text) return;  // written by writers for people and tools; absent is fine
     auto snapshot = decode_ticket(*text);
     if (!snapshot) {
@@ -288,6 +288,7 @@ Result<History> Board::history(const std::string& id) {
         return refusal(Kind::storage, error->message);
     }
     history.warnings = std::get<ReadReport>(report).warnings;
+    history.torn_bytes = std::get<ReadReport>(report).torn_bytes;
     return history;
 }
 
@@ -452,9 +453,27 @@ std::vector<VerifyReport> Board::verify(const std::vector<std::string>& requeste
     std::vector<std::string> ids = requested;
     if (ids.empty()) {
         std::error_code ec;
-        for (const auto& entry : fs::directory_iterator(root_ / "tickets", ec)) {
+        fs::directory_iterator listing(root_ / "tickets", ec);
+        if (ec) {
+            reports.push_back(
+                {"tickets",
+                 {fmt::format("cannot list {}: {}", (root_ / "tickets").string(), ec.message())},
+                 {},
+                 false});
+        }
+        for (const auto& entry : listing) {
             const std::string name = entry.path().filename().string();
-            if (!entry.is_directory()) continue;
+            std::error_code kind_ec;
+            if (!entry.is_directory(kind_ec) || entry.is_symlink(kind_ec)) {
+                if (is_valid_ticket_id(name))
+                    reports.push_back(
+                        {name,
+                         {fmt::format("tickets/{} is not a folder (a file or a symbolic link)",
+                                      name)},
+                         {},
+                         false});
+                continue;
+            }
             if (is_valid_ticket_id(name)) {
                 ids.push_back(name);
             } else if (name.front() != '.') {
@@ -480,6 +499,21 @@ std::vector<VerifyReport> Board::verify(const std::vector<std::string>& requeste
         const auto& events = history.value().events;
         report.warnings = history.value().warnings;
         const fs::path dir = root_ / "tickets" / id;
+        // A torn tail is a write a crash cut short: reading moved it aside just now, so this
+        // check names it; the bytes stay in the .torn file until a person deletes it.
+        const fs::path torn = dir / (std::string{log_file_name} + ".torn");
+        std::error_code torn_ec;
+        if (history.value().torn_bytes > 0) {
+            report.faults.push_back(fmt::format(
+                "the log's last line was incomplete (a write cut short): {} bytes moved to {}",
+                history.value().torn_bytes,
+                torn.string()));
+        } else if (const auto size = fs::file_size(torn, torn_ec); !torn_ec) {
+            report.warnings.push_back(fmt::format(
+                "{} holds {} bytes moved aside from a torn tail: read them, then delete it",
+                torn.string(),
+                size));
+        }
         const Folded folded = fold(events);
         if (folded.failure) {
             const auto& [index, rejection] = *folded.failure;

@@ -423,7 +423,7 @@ void copy_forked_artifacts(const fs::path& source,
                             artifact->path));
             continue;
         }
-        const auto text = read_whole_file(source / name);
+        const auto text = read_whole_file(source / name, AT_FDCWD, 64u << 20);
         if (!text) {
             warnings.push_back(fmt::format(
                 "fork: {} is missing from the source ticket: the fork's {} must be redone",

@@ -85,7 +85,7 @@ std::optional<std::int64_t> hinted_highest(int tickets_fd, std::string_view pref
     struct stat st {};
 
     if (::fstat(tickets_fd, &st) != 0 || st.st_nlink < 2) return std::nullopt;
-    const int fd = ::openat(tickets_fd, last_id_file, O_RDONLY | O_CLOEXEC);
+    const int fd = ::openat(tickets_fd, last_id_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return std::nullopt;
     char text[64];
     const ssize_t got = ::pread(fd, text, sizeof text, 0);
@@ -120,7 +120,8 @@ void remember_highest(int tickets_fd, std::string_view prefix, std::int64_t numb
 
     if (::fstat(tickets_fd, &st) != 0 || st.st_nlink < 2) return;
     const std::string line = fmt::format("{} {} {}\n", prefix, number, st.st_nlink);
-    const int fd = ::openat(tickets_fd, last_id_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    const int fd =
+        ::openat(tickets_fd, last_id_file, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) return;
     const bool written =
         ::pwrite(fd, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size()) &&
@@ -181,7 +182,7 @@ BoardDirResult<std::string> create_ticket_folder(const fs::path& board_root,
     const fs::path lock_path = tickets / ".lock";
     // O_CLOEXEC: an agent spawned while we hold the lock must not inherit it (and keep it).
     // Closed on every path out (closing releases the flock), so an early return cannot leak it.
-    const UniqueFd lock{::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666)};
+    const UniqueFd lock{::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666)};
     if (lock.get() < 0) return io_error("cannot open", lock_path, errno);
     int err = 0;
     if (!lock_with_timeout(lock.get(), lock_timeout, err)) {

@@ -382,9 +382,11 @@ Run declare_verify(CLI::App& sub) {
                                         {"warnings", boost::json::value_from(r.warnings)}});
                 continue;
             }
-            std::cout << fmt::format("{:<8} {}\n", r.faults.empty() ? "ok" : "FAULT", r.ticket);
-            for (const auto& f : r.faults) std::cout << "  fault: " << f << '\n';
-            for (const auto& w : r.warnings) std::cout << "  warning: " << w << '\n';
+            // Names come from the disk: printable, so none can drive the terminal.
+            std::cout << fmt::format(
+                "{:<8} {}\n", r.faults.empty() ? "ok" : "FAULT", printable(r.ticket));
+            for (const auto& f : r.faults) std::cout << "  fault: " << printable(f) << '\n';
+            for (const auto& w : r.warnings) std::cout << "  warning: " << printable(w) << '\n';
         }
         if (options.json)
             std::cout << boost::json::serialize(out) << '\n';

@@ -180,15 +180,14 @@ struct EventLog::Impl {
     LogResult<Loaded> load() {
         ReadReport report;
         {
-            UniqueFd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-            if (!fd) {
-                const int err = errno;
-                if (err == ENOENT) {
+            auto opened = open_log_file(path, O_RDONLY);
+            if (auto* e = std::get_if<LogError>(&opened)) {
+                if (e->kind == LogError::Kind::not_found)
                     return LogError{LogError::Kind::not_found,
                                     fmt::format("{}: no such log", path)};
-                }
-                return errno_error(err, "open", path);
+                return std::move(*e);
             }
+            const UniqueFd fd = std::move(std::get<UniqueFd>(opened));
             std::uint64_t end = 0;
             auto scanned = catch_up(fd.get(), end);
             if (auto* e = std::get_if<LogError>(&scanned)) return std::move(*e);
@@ -198,8 +197,9 @@ struct EventLog::Impl {
             }
         }
         // A torn tail seen without the lock may be a write in progress: look again under it.
-        UniqueFd fd{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
-        if (!fd) return errno_error(errno, "open", path);
+        auto reopened = open_log_file(path, O_RDWR);
+        if (auto* e = std::get_if<LogError>(&reopened)) return std::move(*e);
+        const UniqueFd fd = std::move(std::get<UniqueFd>(reopened));
         if (auto e = lock_exclusive(fd.get(), path, options.lock_timeout)) return std::move(*e);
         if (auto e = catch_up_locked(fd.get(), report)) return std::move(*e);
         finish_report(report);
@@ -366,13 +366,13 @@ LogResult<ReadReport> read_log(const std::filesystem::path& log_file,
     };
     std::optional<Torn> torn;
     {
-        UniqueFd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-        if (!fd) {
-            if (errno == ENOENT) {
+        auto opened = open_log_file(path, O_RDONLY);
+        if (auto* e = std::get_if<LogError>(&opened)) {
+            if (e->kind == LogError::Kind::not_found)
                 return LogError{LogError::Kind::not_found, fmt::format("{}: no such log", path)};
-            }
-            return errno_error(errno, "open", path);
+            return std::move(*e);
         }
+        const UniqueFd fd = std::move(std::get<UniqueFd>(opened));
         auto st = stat_fd(fd.get(), path);
         if (auto* e = std::get_if<LogError>(&st)) return std::move(*e);
         auto scanned = scanner.scan(fd.get(), std::get<FileStat>(st).size, pos, sink);
@@ -381,8 +381,9 @@ LogResult<ReadReport> read_log(const std::filesystem::path& log_file,
     }
     if (torn) {
         // As in EventLog::load: look again under the writers' lock before moving bytes.
-        UniqueFd fd{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
-        if (!fd) return errno_error(errno, "open", path);
+        auto reopened = open_log_file(path, O_RDWR);
+        if (auto* e = std::get_if<LogError>(&reopened)) return std::move(*e);
+        const UniqueFd fd = std::move(std::get<UniqueFd>(reopened));
         if (auto e = lock_exclusive(fd.get(), path, options.lock_timeout)) return std::move(*e);
         auto st = stat_fd(fd.get(), path);
         if (auto* e = std::get_if<LogError>(&st)) return std::move(*e);

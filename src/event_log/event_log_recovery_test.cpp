@@ -130,6 +130,42 @@ TEST_CASE("event log: a missing log is not_found, an empty one is a ticket with 
     CHECK(std::get<LogError>(no_folder).kind == LogError::Kind::not_found);
 }
 
+TEST_CASE(
+    "event log: a log or ticket folder that is a symbolic link is refused, and nothing it "
+    "names is touched",
+    "[event_log]") {
+    // A board cloned from someone else's repository may hold links; a file elsewhere whose
+    // one line is no event would look like a torn tail, and its repair would empty it.
+    TempDir tmp;
+    const fs::path victim = tmp.path() / "outside" / "HEAD";
+    fs::create_directories(victim.parent_path());
+    write_file(victim, "ref: refs/heads/main\n");
+    fs::create_directories(tmp.path() / "PROJ-1");
+    fs::create_symlink(victim, tmp.path() / "PROJ-1" / "events.jsonl");
+    fs::create_symlink(tmp.path() / "outside", tmp.path() / "PROJ-2");
+    write_file(tmp.path() / "outside" / "events.jsonl", "not an event");
+    for (const char* id : {"PROJ-1", "PROJ-2"}) {
+        CAPTURE(id);
+        const fs::path dir = tmp.path() / id;
+        const auto loaded = load_ticket(dir);
+        REQUIRE(std::holds_alternative<LogError>(loaded));
+        CHECK_THAT(std::get<LogError>(loaded).message, Catch::Contains("symbolic link"));
+        int visited = 0;
+        const auto read = read_log(dir / "events.jsonl", [&](const Event&) { ++visited; });
+        REQUIRE(std::holds_alternative<LogError>(read));
+        CHECK_THAT(std::get<LogError>(read).message, Catch::Contains("symbolic link"));
+        const auto appended = transact(dir, ana(), [](const Ticket&) {
+            return std::vector<Payload>{NoteAdded{"through the link"}};
+        });
+        REQUIRE(std::holds_alternative<LogError>(appended));
+        CHECK_THAT(std::get<LogError>(appended).message, Catch::Contains("symbolic link"));
+    }
+    CHECK(read_file(victim) == "ref: refs/heads/main\n");
+    CHECK(read_file(tmp.path() / "outside" / "events.jsonl") == "not an event");
+    CHECK_FALSE(fs::exists(tmp.path() / "outside" / "events.jsonl.torn"));
+    CHECK_FALSE(fs::exists(victim.string() + ".torn"));
+}
+
 TEST_CASE("event log: a 5 MB line reads back, and a torn 5 MB tail is moved aside whole",
           "[event_log]") {
     TempDir tmp;

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace board::event_log_detail {
@@ -19,8 +20,9 @@ LogResult<std::uint64_t> recover_torn_tail(int fd,
     if (!bytes.empty() && bytes.back() != '\n') bytes += '\n';
 
     const std::string torn_path = path + ".torn";
-    UniqueFd out{::open(torn_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)};
-    if (!out) return errno_error(errno, "open", torn_path);
+    auto opened = open_log_file(torn_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (auto* e = std::get_if<LogError>(&opened)) return std::move(*e);
+    const UniqueFd out = std::move(std::get<UniqueFd>(opened));
     if (auto e = write_once(out.get(), bytes, torn_path)) return std::move(*e);
     if (auto e = sync_data(out.get(), torn_path)) return std::move(*e);
     if (::ftruncate(fd, static_cast<off_t>(torn.offset)) != 0)
@@ -36,25 +38,66 @@ LogResult<std::uint64_t> recover_torn_tail(int fd,
     return moved;
 }
 
-LogResult<UniqueFd> open_for_append(const std::filesystem::path& dir, const std::string& path) {
-    UniqueFd fd{::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC)};
-    if (fd) return fd;
-    if (errno != ENOENT) return errno_error(errno, "open", path);
-    fd = UniqueFd{::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644)};
-    if (!fd && errno == EEXIST) {
-        fd = UniqueFd{::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC)};  // lost the race: fine
-        if (fd) return fd;
+LogResult<UniqueFd> open_log_file(const std::string& path, int flags, mode_t mode) {
+    const std::filesystem::path file{path};
+    // The folder: O_PATH opens it for openat alone, O_NOFOLLOW refuses it as a link.
+    const std::string folder = file.parent_path().empty() ? "." : file.parent_path().string();
+    const UniqueFd dir{::open(folder.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
+    if (!dir) {
+        const int err = errno;
+        if (err == ENOTDIR || err == ELOOP) {
+            errno = err;
+            return LogError{LogError::Kind::io,
+                            fmt::format("{}: not a folder but a symbolic link or a file: a "
+                                        "ticket's log is only read and written in a folder of "
+                                        "the board's own",
+                                        folder)};
+        }
+        errno = err;
+        return errno_error(err, "open", folder);
     }
+    const std::string name = file.filename().string();
+    UniqueFd fd{::openat(dir.get(), name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode)};
     if (!fd) {
         const int err = errno;
-        if (err == ENOENT) {
+        errno = err;
+        if (err == ELOOP) {
+            return LogError{LogError::Kind::io,
+                            fmt::format("{}: a symbolic link: a ticket's log is a file of its "
+                                        "own, never read or written through a link",
+                                        path)};
+        }
+        return errno_error(err, "open", path);
+    }
+
+    struct stat st {};
+
+    if (::fstat(fd.get(), &st) != 0) return errno_error(errno, "fstat", path);
+    if (!S_ISREG(st.st_mode)) {
+        errno = EINVAL;
+        return LogError{
+            LogError::Kind::io,
+            fmt::format("{}: not a regular file: a ticket's log is a file of its own", path)};
+    }
+    return fd;
+}
+
+LogResult<UniqueFd> open_for_append(const std::filesystem::path& dir, const std::string& path) {
+    auto opened = open_log_file(path, O_RDWR | O_APPEND);
+    if (std::holds_alternative<UniqueFd>(opened)) return opened;
+    if (errno != ENOENT) return opened;
+    opened = open_log_file(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL, 0644);
+    if (std::holds_alternative<LogError>(opened) && errno == EEXIST)
+        opened = open_log_file(path, O_RDWR | O_APPEND);  // lost the race: fine
+    if (auto* e = std::get_if<LogError>(&opened)) {
+        if (e->kind == LogError::Kind::not_found) {
             return LogError{LogError::Kind::not_found,
                             fmt::format("{}: no such ticket folder", dir.string())};
         }
-        return errno_error(err, "create", path);
+        return opened;
     }
     if (auto e = sync_directory(dir.string())) return std::move(*e);
-    return fd;
+    return opened;
 }
 
 }  // namespace board::event_log_detail

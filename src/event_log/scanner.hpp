@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace board::event_log_detail {
@@ -168,5 +169,12 @@ LogResult<std::uint64_t> recover_torn_tail(int fd,
 
 /// Opens the log for writing, creating it (and syncing the folder) if it does not exist yet.
 LogResult<UniqueFd> open_for_append(const std::filesystem::path& dir, const std::string& path);
+
+/// Opens a ticket's log (or its `.torn` beside it) with `flags`, only as a regular file of
+/// its own in a real folder: a symbolic link at either step is refused, so no read, repair or
+/// append of the board reaches a file elsewhere (a board cloned from someone else's repository
+/// may hold such links). ENOENT gives Kind::not_found, as errno_error does; `errno` is set on
+/// every failure.
+LogResult<UniqueFd> open_log_file(const std::string& path, int flags, mode_t mode = 0);
 
 }  // namespace board::event_log_detail

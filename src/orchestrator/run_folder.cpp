@@ -95,7 +95,7 @@ std::optional<fs::path> worktree_admin_dir(const fs::path& worktree, const fs::p
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(git_dir / "worktrees", ec)) {
         if (!entry.is_directory(ec) || entry.is_symlink(ec)) continue;
-        auto named = read_whole_file(entry.path() / "gitdir");
+        auto named = read_whole_file(entry.path() / "gitdir", AT_FDCWD, 4096);
         if (!named) continue;
         while (!named->empty() && (named->back() == '\n' || named->back() == '\r'))
             named->pop_back();
@@ -111,7 +111,7 @@ std::vector<std::string> restore_worktree_links(const fs::path& worktree, const 
     const auto points_to = [](const fs::path& file, std::string_view prefix, const fs::path& to) {
         std::error_code ec;
         if (!fs::is_regular_file(fs::symlink_status(file, ec))) return false;
-        auto text = read_whole_file(file);
+        auto text = read_whole_file(file, AT_FDCWD, 4096);
         if (!text || text->rfind(prefix, 0) != 0) return false;
         std::string named = text->substr(prefix.size());
         while (!named.empty() && (named.back() == '\n' || named.back() == '\r')) named.pop_back();

@@ -210,7 +210,7 @@ asio::awaitable<std::variant<Shipped, ShipFailed>> ship_branch(asio::any_io_exec
 
     // A pull request opened before the daemon stopped, not recorded yet: that one.
     const fs::path opened = opened_pull_request_file(r.board_root, r.id);
-    if (const auto kept = read_whole_file(opened)) {
+    if (const auto kept = read_whole_file(opened, AT_FDCWD, 64 * 1024)) {
         std::istringstream lines{*kept};
         std::string branch, address;
         if (std::getline(lines, branch) && branch == r.branch && std::getline(lines, address)) {

@@ -65,18 +65,23 @@ std::string write_file_atomically(const std::filesystem::path& file,
     return {};
 }
 
-std::optional<std::string> read_whole_file(const std::filesystem::path& file, int dir_fd) {
-    UniqueFd fd{::openat(dir_fd, file.c_str(), O_RDONLY | O_CLOEXEC)};
+std::optional<std::string> read_whole_file(const std::filesystem::path& file,
+                                           int dir_fd,
+                                           std::size_t max_bytes) {
+    // O_NONBLOCK: opening a FIFO for reading would wait for a writer.
+    UniqueFd fd{::openat(dir_fd, file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
     if (!fd) return std::nullopt;
 
     struct stat st {};
 
-    if (::fstat(fd.get(), &st) != 0) return std::nullopt;
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    if (st.st_size > 0 && static_cast<std::uint64_t>(st.st_size) > max_bytes) return std::nullopt;
     std::string text;
     // The size is a hint (a file may grow while it is read; /proc files say 0).
     text.resize(st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : 4096);
     std::size_t done = 0;
     for (;;) {
+        if (done > max_bytes) return std::nullopt;
         if (done == text.size()) text.resize(text.size() * 2);
         const ssize_t got = ::read(fd.get(), text.data() + done, text.size() - done);
         if (got < 0 && errno == EINTR) continue;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <fcntl.h>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,9 +27,12 @@ std::string write_file_atomically(const std::filesystem::path& file,
                                   Durability durability = Durability::synced);
 
 /// The whole of `file` (relative paths resolve against `dir_fd`, e.g. AT_FDCWD), or nullopt
-/// when it cannot be opened or read.
-std::optional<std::string> read_whole_file(const std::filesystem::path& file,
-                                           int dir_fd = AT_FDCWD);
+/// when it cannot be opened or read, is not a regular file (a FIFO would block the reader, a
+/// device never end), or holds more than `max_bytes`.
+std::optional<std::string> read_whole_file(
+    const std::filesystem::path& file,
+    int dir_fd = AT_FDCWD,
+    std::size_t max_bytes = std::numeric_limits<std::size_t>::max());
 
 /// The identity of a file when it was read: a replace changes the inode, an append the size,
 /// any write the ctime, which (unlike the mtime) nothing sets back (`cp -p`, `touch -d`).
