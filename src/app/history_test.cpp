@@ -129,7 +129,7 @@ TEST_CASE("verify: faults for logs that do not replay, warnings for edited artif
 }
 
 TEST_CASE(
-    "verify: a torn tail is a fault once, then its .torn file a warning; an unlisted "
+    "verify: a torn tail is a fault once, then its .torn file a warning, an unlisted "
     "board and a ticket that is no folder are faults",
     "[app][verify]") {
     const std::string good =

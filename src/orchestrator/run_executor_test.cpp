@@ -3,15 +3,21 @@
 
 #include "orchestrator/run_executor.hpp"
 
+#include "orchestrator/run_folder.hpp"
 #include "support/files.hpp"
 
 #include <board/board_config.hpp>
+#include <board/sandbox.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
 #include <filesystem>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace asio = boost::asio;
@@ -145,4 +151,31 @@ TEST_CASE("an interrupted run gives no record: the daemon records the interrupti
     script.output = "<promise>COMPLETE</promise>\n";
     script.interrupted = true;
     CHECK_FALSE(f.run(script));
+}
+
+TEST_CASE("a confined agent reads no terminal, and still reads and writes /dev/null",
+          "[executor][sandbox]") {
+    if (landlock_abi() == 0) {
+        WARN("this kernel has no Landlock: the sandbox is off here, nothing to test");
+        return;
+    }
+    const fs::path board = fs::temp_directory_path() / ("board-tty-" + std::to_string(::getpid()));
+    fs::create_directories(board);
+    const SharedConfinement shared = shared_confinement(board);
+    const auto& hidden = shared.rules.hidden;
+    CHECK(std::find(hidden.begin(), hidden.end(), fs::path{"/dev/pts"}) != hidden.end());
+    // /dev/pts/ptmx is there wherever terminals are: it stands for a person's terminal.
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        if (!confine_self(shared.rules).empty()) ::_exit(100);
+        const int terminal = ::open("/dev/pts/ptmx", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+        if (terminal >= 0 || errno != EACCES) ::_exit(1);
+        const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+        ::_exit(null >= 0 ? 0 : 2);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    fs::remove_all(board);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
 }

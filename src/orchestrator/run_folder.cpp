@@ -87,6 +87,16 @@ SharedConfinement shared_confinement(const fs::path& board_root) {
         shared.rules.writable.push_back(path);
     }
     shared.rules.hidden = {resolved(board_root / ".board" / "http-token")};
+    // Terminals: reading a person's terminal races their shell for what they type (a sudo
+    // password); the virtual consoles' memory shows their screens. No agent needs either:
+    // each runs in a session of its own with no controlling terminal.
+    shared.rules.hidden.emplace_back("/dev/pts");
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/dev", ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name == "console" || name.starts_with("tty") || name.starts_with("vcs"))
+            shared.rules.hidden.push_back(entry.path());
+    }
     return shared;
 }
 

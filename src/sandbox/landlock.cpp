@@ -9,8 +9,12 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/landlock.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -23,6 +27,16 @@ using Access = std::uint64_t;
 
 // Rights newer than the kernel headers Debian 12 ships (linux/landlock.h of 6.1).
 constexpr Access access_truncate = 1ULL << 14;  // ABI 3
+// ABI 6: a domain's processes may signal, and connect to abstract Unix sockets of, only
+// processes of their own domain (landlock_ruleset_attr.scoped, after handled_access_net).
+constexpr Access scope_abstract_unix_socket = 1ULL << 0;
+constexpr Access scope_signal = 1ULL << 1;
+
+struct RulesetAttrWithScope {
+    std::uint64_t handled_access_fs;
+    std::uint64_t handled_access_net;
+    std::uint64_t scoped;
+};
 
 constexpr Access file_rights = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE;
 constexpr Access tree_write = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
@@ -52,13 +66,15 @@ Access writing_rights(int abi) {
 
 class Ruleset {
 public:
-    /// A new ruleset handling `handled`; check ok() (else `problem` says why).
-    Ruleset(Access handled, std::string& problem)
+    /// A new ruleset handling `handled` (and, with `scoped`, the ABI-6 scopes); check ok()
+    /// (else `problem` says why).
+    Ruleset(Access handled, std::string& problem, Access scoped = 0)
         : handled_(handled) {
-        landlock_ruleset_attr attr{};
-        attr.handled_access_fs = handled;
+        RulesetAttrWithScope attr{handled, 0, scoped};
+        // The short form for a kernel that knows no scopes: it refuses a longer struct.
+        const std::size_t size = scoped != 0 ? sizeof attr : sizeof(landlock_ruleset_attr);
         // Close-on-exec by the kernel's own rule: an agent never holds it.
-        fd_.reset(static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0)));
+        fd_.reset(static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0)));
         if (!fd_) problem = errno_text("landlock_create_ruleset");
     }
 
@@ -180,7 +196,10 @@ int prepare_reading(const std::vector<fs::path>& hidden,
 int prepare_writing(const Confinement& confinement, std::string& problem) {
     const int abi = landlock_abi_or(problem);
     if (abi <= 0) return -1;
-    Ruleset rules{writing_rights(abi), problem};
+    // Each run's writing domain is its own: its agent cannot signal, or reach by an abstract
+    // socket, the daemon, a person's programs or another run's agent.
+    Ruleset rules{
+        writing_rights(abi), problem, abi >= 6 ? scope_abstract_unix_socket | scope_signal : 0};
     if (!rules.ok()) return -1;
     const std::vector<fs::path>& hidden = confinement.hidden;
     for (const fs::path& path : confinement.writable) {
@@ -193,12 +212,71 @@ int prepare_writing(const Confinement& confinement, std::string& problem) {
     return rules.release();
 }
 
+namespace {
+
+#if defined(__x86_64__)
+constexpr std::uint32_t native_arch = AUDIT_ARCH_X86_64;
+// A 32-bit x86 program reaches socket() directly or through socketcall().
+constexpr std::uint32_t compat_socket = 359;
+constexpr std::uint32_t compat_socketcall = 102;
+#elif defined(__aarch64__)
+constexpr std::uint32_t native_arch = AUDIT_ARCH_AARCH64;
+constexpr std::uint32_t compat_socket = 281;  // 32-bit ARM has no socketcall
+constexpr std::uint32_t compat_socketcall = 281;
+#else
+#error "the Unix socket filter knows x86_64 and aarch64"
+#endif
+
+// The x32 calls of an x86_64 kernel carry a bit of their own: refused whole.
+constexpr std::uint32_t x32_syscall_bit = 0x40000000;
+
+constexpr sock_filter load(std::uint32_t offset) {
+    return sock_filter{BPF_LD | BPF_W | BPF_ABS, 0, 0, offset};
+}
+
+constexpr sock_filter jump(std::uint16_t test, std::uint32_t k, std::uint8_t yes, std::uint8_t no) {
+    return sock_filter{static_cast<std::uint16_t>(BPF_JMP | test | BPF_K), yes, no, k};
+}
+
+constexpr sock_filter give(std::uint32_t verdict) {
+    return sock_filter{BPF_RET | BPF_K, 0, 0, verdict};
+}
+
+constexpr std::uint32_t refuse = SECCOMP_RET_ERRNO | EACCES;
+
+// socket(AF_UNIX, ...) fails with EACCES; everything else goes on. Landlock does not guard
+// connect(): through a Unix socket (a session bus's `systemd-run --user`, tmux, an ssh or
+// gpg agent, docker) a confined agent would have a program run for it outside its sandbox,
+// one that can read the HTTP token. socketpair() stays: runtimes make their pipes with it.
+// Jumps count the instructions skipped; the index of each is in its comment.
+constexpr sock_filter no_unix_sockets[] = {
+    load(offsetof(seccomp_data, arch)),      // 0
+    jump(BPF_JEQ, native_arch, 0, 7),        // 1: another arch: to 9
+    load(offsetof(seccomp_data, nr)),        // 2
+    jump(BPF_JGE, x32_syscall_bit, 4, 0),    // 3: x32: to 8
+    jump(BPF_JEQ, SYS_socket, 0, 2),         // 4: not socket(): to 7
+    load(offsetof(seccomp_data, args[0])),   // 5: the domain (low word)
+    jump(BPF_JEQ, AF_UNIX, 1, 0),            // 6: AF_UNIX: to 8
+    give(SECCOMP_RET_ALLOW),                 // 7
+    give(refuse),                            // 8
+    load(offsetof(seccomp_data, nr)),        // 9
+    jump(BPF_JEQ, compat_socket, 1, 0),      // 10: to 12
+    jump(BPF_JEQ, compat_socketcall, 0, 1),  // 11: to 12, else 13
+    give(refuse),                            // 12
+    give(SECCOMP_RET_ALLOW),                 // 13
+};
+
+}  // namespace
+
 // Raw system calls and no instrumentation: this runs in a child that shares the launcher's
 // memory until it execs (see agent_process.cpp).
 __attribute__((no_sanitize("address", "undefined"))) int enforce_confinement(
     int reading_fd, int writing_fd) noexcept {
     if (reading_fd < 0 && writing_fd < 0) return 0;
     if (::syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
+    const sock_fprog filter{static_cast<unsigned short>(std::size(no_unix_sockets)),
+                            const_cast<sock_filter*>(no_unix_sockets)};
+    if (::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &filter) != 0) return errno;
     for (const int ruleset_fd : {reading_fd, writing_fd}) {
         if (ruleset_fd >= 0 && ::syscall(SYS_landlock_restrict_self, ruleset_fd, 0) != 0)
             return errno;

@@ -6,9 +6,13 @@
 
 #include <cerrno>
 #include <chrono>
+#include <csignal>
+#include <cstdio>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,6 +97,47 @@ TEST_CASE("a confined process writes only where it may and cannot read a hidden 
     // Everything else on the machine still reads and runs.
     CHECK(confined(rules, [&] { return try_open("/etc/passwd", O_RDONLY); }) == 0);
     CHECK(confined(rules, [&] { return ::access("/bin/sh", X_OK) == 0 ? 0 : 1; }) == 0);
+}
+
+TEST_CASE("a confined process makes no Unix socket, so it reaches no program listening on one") {
+    if (board::landlock_abi() == 0) {
+        WARN("this kernel has no Landlock: the sandbox is off here, nothing to test");
+        return;
+    }
+    Scratch s;
+    board::Confinement rules;
+    rules.writable = {s.dir / "open"};
+    // A program outside the sandbox listening on a socket file (a session bus, tmux, docker).
+    const fs::path path = s.dir / "open" / "outside.sock";
+    const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(listener >= 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::snprintf(address.sun_path, sizeof address.sun_path, "%s", path.c_str());
+    REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    REQUIRE(::listen(listener, 4) == 0);
+    CHECK(confined(rules, [&] {
+              const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+              if (fd >= 0) {
+                  const bool reached =
+                      ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) ==
+                      0;
+                  return reached ? 3 : 2;
+              }
+              return errno == EACCES ? 1 : 2;
+          }) == 1);
+    // What runtimes need still works: a socket pair for pipes, and the network.
+    CHECK(confined(rules, [] {
+              int pair[2];
+              return ::socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0 ? 0 : 1;
+          }) == 0);
+    CHECK(confined(rules, [] { return ::socket(AF_INET, SOCK_STREAM, 0) >= 0 ? 0 : 1; }) == 0);
+    ::close(listener);
+    if (board::landlock_abi() >= 6) {
+        // Nor does it signal a process outside its sandbox.
+        const pid_t outside = ::getpid();
+        CHECK(confined(rules, [&] { return ::kill(outside, 0) == 0 ? 0 : 1; }) == 1);
+    }
 }
 
 TEST_CASE("a ruleset prepared by the launcher confines only the child that enforces it") {
