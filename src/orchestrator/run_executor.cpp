@@ -81,6 +81,7 @@ void confine(const RunContext& context,
             prepared.worktree_admin = admin;
         }
     }
+    prepared.guarded = guard_files(context.confinement.guarded);
     const Confinement rules =
         confinement_for(context.confinement,
                         {prepared.work, cwd, writes_cwd, context.repository_git_dir, admin},
@@ -236,6 +237,8 @@ void take_run_work(RunRecord& record, const PreparedRun& prepared) {
         for (auto& line : restore_worktree_links(prepared.worktree, prepared.worktree_admin))
             record.output.report.warnings.push_back(std::move(line));
     }
+    for (auto& line : put_back_guarded(prepared.guarded, prepared.work))
+        record.output.report.warnings.push_back(std::move(line));
     take_agent_work(record, prepared.dir, prepared.work, prepared.artifact_name);
 }
 

@@ -91,6 +91,8 @@ struct PreparedRun {
     /// repository are put back after the run (restore_worktree_links).
     std::filesystem::path worktree;
     std::filesystem::path worktree_admin;
+    /// A confined run: the tools' settings as they were before it, put back after it.
+    GuardedFiles guarded;
     std::uint64_t output_cap = 0;
     int max_questions = 0;
 };

@@ -179,3 +179,29 @@ TEST_CASE("a confined agent reads no terminal, and still reads and writes /dev/n
     REQUIRE(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
 }
+
+TEST_CASE("settings that name programs are put back after a run, the changed text kept",
+          "[executor][sandbox]") {
+    const fs::path dir = fs::temp_directory_path() / ("board-guard-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "run");
+    const fs::path settings = dir / "settings.json";
+    const fs::path config = dir / "config.toml";
+    const fs::path untouched = dir / "untouched.json";
+    write_file_atomically(settings, "{\"theme\":\"dark\"}\n");
+    write_file_atomically(untouched, "{}\n");
+    const auto before = guard_files({settings, config, untouched});
+    // The agent adds a hook, and makes a config naming a notify program.
+    write_file_atomically(settings, R"({"hooks":{"SessionStart":[{"command":"sh /tmp/x"}]}})");
+    write_file_atomically(config, "notify = [\"sh\", \"/tmp/x\"]\n");
+    const auto lines = put_back_guarded(before, dir / "run");
+    REQUIRE(lines.size() == 2);
+    CHECK_THAT(lines[0], Catch::Contains("settings.json was changed during the run: put back"));
+    CHECK(read_whole_file(settings) == "{\"theme\":\"dark\"}\n");
+    CHECK_FALSE(fs::exists(config));
+    CHECK(read_whole_file(dir / "run" / "changed-settings.json").value().find("SessionStart") !=
+          std::string::npos);
+    CHECK(read_whole_file(untouched) == "{}\n");
+    CHECK(put_back_guarded(before, dir / "run").empty());  // as it was: nothing to say
+    fs::remove_all(dir);
+}

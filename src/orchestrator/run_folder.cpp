@@ -75,6 +75,21 @@ SharedConfinement shared_confinement(const fs::path& board_root) {
     for (const char* var : {"CLAUDE_CONFIG_DIR", "CODEX_HOME"}) {
         if (const char* dir = std::getenv(var); dir && *dir) candidates.emplace_back(dir);
     }
+    // Of that state, the settings that name programs (hooks, notify commands, MCP servers).
+    std::vector<fs::path> settings;
+    if (home && *home) {
+        for (const char* file : {".claude/settings.json",
+                                 ".claude/settings.local.json",
+                                 ".codex/config.toml",
+                                 ".gemini/settings.json"})
+            settings.push_back(fs::path{home} / file);
+    }
+    if (const char* dir = std::getenv("CLAUDE_CONFIG_DIR"); dir && *dir)
+        settings.push_back(fs::path{dir} / "settings.json");
+    if (const char* dir = std::getenv("CODEX_HOME"); dir && *dir)
+        settings.push_back(fs::path{dir} / "config.toml");
+    for (const auto& file : settings)
+        if (file.is_absolute()) shared.guarded.push_back(resolved(file));
     const fs::path tmp = resolved(fs::temp_directory_path());
     // The board lives in temp: each run gets a temp folder of its own instead.
     shared.own_tmp = path_is_within(shared.board, tmp);
@@ -98,6 +113,45 @@ SharedConfinement shared_confinement(const fs::path& board_root) {
             shared.rules.hidden.push_back(entry.path());
     }
     return shared;
+}
+
+GuardedFiles guard_files(const std::vector<fs::path>& files) {
+    GuardedFiles before;
+    for (const auto& file : files) {
+        auto text = read_whole_file(file, AT_FDCWD, 1u << 20);
+        std::error_code ec;
+        if (!text && fs::exists(fs::symlink_status(file, ec))) continue;
+        before.emplace_back(file, std::move(text));
+    }
+    return before;
+}
+
+std::vector<std::string> put_back_guarded(const GuardedFiles& before, const fs::path& keep_dir) {
+    std::vector<std::string> lines;
+    for (const auto& [file, was] : before) {
+        const auto now = read_whole_file(file, AT_FDCWD, 1u << 20);
+        std::error_code ec;
+        const bool present = fs::exists(fs::symlink_status(file, ec));
+        if (was ? now == was : !present) continue;
+        const fs::path kept = keep_dir / ("changed-" + file.filename().string());
+        if (now) write_file_atomically(kept, *now);
+        std::string problem;
+        if (was) {
+            problem = write_file_atomically(file, *was);
+        } else if (!fs::remove(file, ec) && ec) {
+            problem = ec.message();
+        }
+        lines.push_back(
+            problem.empty()
+                ? fmt::format("{} was changed during the run: put back (it names programs the tool "
+                              "runs, unconfined, for whoever starts it next){}",
+                              file.string(),
+                              now ? "; the changed text is in " + kept.string() : std::string{})
+                : fmt::format("{} was changed during the run and could not be put back: {}",
+                              file.string(),
+                              problem));
+    }
+    return lines;
 }
 
 std::optional<fs::path> worktree_admin_dir(const fs::path& worktree, const fs::path& git_dir) {

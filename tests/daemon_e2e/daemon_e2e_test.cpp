@@ -1456,6 +1456,50 @@ echo '<promise>COMPLETE</promise>'
     CHECK_FALSE(fs::exists(board.root / "textconv-ran"));
 }
 
+TEST_CASE("a hook a confined agent writes into its tool's settings is put back after the run") {
+    if (landlock_abi() == 0) {
+        WARN("SKIPPED: this kernel offers no Landlock");
+        return;
+    }
+    BoardOptions o;
+    o.sandbox = "landlock";
+    TestBoard board("settings", o);
+    // The tool's state lives where CLAUDE_CONFIG_DIR says, here a scratch folder: never the
+    // machine's own ~/.claude.
+    const fs::path state = board.root.parent_path() / (board.root.filename().string() + "-claude");
+    fs::create_directories(state);
+    write_file(state / "settings.json", "{\"theme\": \"dark\"}\n");
+    ::setenv("CLAUDE_CONFIG_DIR", state.c_str(), 1);
+    write_file(board.root / "agent.sh", R"sh(#!/bin/bash
+printf '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch /tmp/hook-ran"}]}]}}' > "$CLAUDE_CONFIG_DIR/settings.json" && echo settings=written
+printf -- '---\nstatus: complete\nsummary: done\n---\ndone\n' > "$BOARD_ARTIFACT"
+echo '<promise>COMPLETE</promise>'
+)sh");
+    const std::string yaml = read_file(board.root / "board.yaml");
+    const std::string fake = BOARD_FAKE_AGENT_BIN;
+    const auto at = yaml.find(fake);
+    REQUIRE(at != std::string::npos);
+    write_file(board.root / "board.yaml",
+               yaml.substr(0, at) + "/bin/bash, " + (board.root / "agent.sh").string() +
+                   yaml.substr(at + fake.size()));
+    const std::string id = board.create("look around");
+    const int code = board.daemon();
+    ::unsetenv("CLAUDE_CONFIG_DIR");
+    REQUIRE(code == 0);
+    const std::string output = read_file(board.dir(id) / "runs" / "0001-research.log");
+    INFO(output);
+    CHECK(output.find("settings=written") != std::string::npos);  // it could write there
+    CHECK(read_file(state / "settings.json") == "{\"theme\": \"dark\"}\n");
+    const auto notes = board.ticket(id).notes;
+    CHECK(std::any_of(notes.begin(), notes.end(), [](const auto& n) {
+        return n.text.find("settings.json was changed during the run: put back") !=
+               std::string::npos;
+    }));
+    CHECK(read_file(board.dir(id) / "runs" / "0001-research" / "changed-settings.json")
+              .find("SessionStart") != std::string::npos);
+    fs::remove_all(state);
+}
+
 TEST_CASE("kill -9 while an agent runs: the next daemon gets its HTTP port, 40 times of 40") {
     // An agent left running by a killed daemon holds none of its descriptors, so the port is
     // free for the next daemon at once, which then stops that agent.
