@@ -205,3 +205,23 @@ TEST_CASE("settings that name programs are put back after a run, the changed tex
     CHECK(put_back_guarded(before, dir / "run").empty());  // as it was: nothing to say
     fs::remove_all(dir);
 }
+
+TEST_CASE("the tools' state folders are made before a first confined run, owner only",
+          "[executor][sandbox]") {
+    const fs::path home = fs::temp_directory_path() / ("board-home-" + std::to_string(::getpid()));
+    fs::remove_all(home);
+    fs::create_directories(home / "board");
+    const std::string saved = std::getenv("HOME") ? std::getenv("HOME") : "";
+    ::setenv("HOME", home.c_str(), 1);
+    const SharedConfinement shared = shared_confinement(home / "board");
+    ::setenv("HOME", saved.c_str(), 1);
+    for (const char* state : {".claude", ".codex"}) {
+        CAPTURE(state);
+        CHECK(fs::is_directory(home / state));
+        CHECK((fs::status(home / state).permissions() & fs::perms::all) == fs::perms::owner_all);
+        const auto& writable = shared.rules.writable;
+        CHECK(std::find(writable.begin(), writable.end(), fs::canonical(home / state)) !=
+              writable.end());
+    }
+    fs::remove_all(home);
+}

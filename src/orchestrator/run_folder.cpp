@@ -63,6 +63,15 @@ SharedConfinement shared_confinement(const fs::path& board_root) {
     // agent plant a program or a git hook that later runs unconfined).
     const char* home = std::getenv("HOME");
     if (home && *home) {
+        // A tool run for the first time makes its folder in HOME, which a confined agent
+        // cannot: Codex then fails with "failed to initialize rollout recorder: Permission
+        // denied", retried as if transient. Made here, as the tool would (owner only).
+        for (const char* state : {".claude", ".codex"}) {
+            std::error_code ec;
+            const fs::path folder = fs::path{home} / state;
+            if (!fs::exists(fs::symlink_status(folder, ec)) && fs::create_directory(folder, ec))
+                fs::permissions(folder, fs::perms::owner_all, ec);
+        }
         for (const char* state : {".claude",
                                   ".claude.json",
                                   ".codex",
