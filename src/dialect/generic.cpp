@@ -33,9 +33,11 @@ bool still_open(std::string_view line, std::string_view open, std::string_view c
     return was;
 }
 
-/// Recognises output that repeats the prompt: two or more consecutive non-blank output lines
-/// equal to consecutive non-blank prompt lines. A single line that happens to equal a prompt
-/// line (the agent's real `<promise>COMPLETE</promise>`) is the agent's own.
+/// Recognises output that repeats the prompt: consecutive non-blank output lines equal to
+/// consecutive non-blank prompt lines, two of them more than a fence. A single line that
+/// happens to equal a prompt line (the agent's real `<promise>COMPLETE</promise>`) is the
+/// agent's own, and so is one after a fence: an agent that closes its own code block and
+/// then signals prints the very pair the protocol's example does. A fence starts no echo.
 class EchoFilter {
 public:
     explicit EchoFilter(std::string_view prompt) {
@@ -67,19 +69,22 @@ public:
                 at_ = std::move(next);
                 if (echoing_) return;
                 held_.emplace_back(line);
-                if (held_.size() >= 2) {
+                if (!is_fence_line(key)) ++held_text_;
+                if (held_text_ >= 2) {
                     echoing_ = true;
                     ++echoes_;
                     held_.clear();
+                    held_text_ = 0;
                 }
                 return;
             }
             echoing_ = false;
             flush(emit);
         }
-        if (const auto it = positions_.find(key); it != positions_.end()) {
+        if (const auto it = positions_.find(key); it != positions_.end() && !is_fence_line(key)) {
             at_ = it->second;
             held_.emplace_back(line);
+            held_text_ = 1;
             return;
         }
         emit(line);
@@ -89,6 +94,7 @@ public:
     void flush(Emit&& emit) {
         for (const auto& held : held_) emit(held);
         held_.clear();
+        held_text_ = 0;
         at_.clear();
     }
 
@@ -109,6 +115,7 @@ private:
     std::unordered_map<std::string, std::vector<std::size_t>, Hash, std::equal_to<>> positions_;
     std::vector<std::size_t> at_;    ///< where in the prompt the current run may be
     std::vector<std::string> held_;  ///< a run not yet long enough to call an echo
+    int held_text_ = 0;              ///< of them, the lines that are not fences
     bool echoing_ = false;
     int echoes_ = 0;
 };

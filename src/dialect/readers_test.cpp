@@ -174,6 +174,15 @@ TEST_CASE("generic: output that repeats the prompt yields no signal and no quest
             DialectKind::generic, {"done", "<promise>EJECT: reason</promise>"}, 0, prompt);
         CHECK(signal_of(r) == Signal::eject);
     }
+    SECTION("a signal after the agent closes its own code block is its own") {
+        // The fence and the signal are the pair the protocol's example shows.
+        const auto r = read_lines(DialectKind::generic,
+                                  {"Tests:", "```", "ok", "```", "", "<promise>COMPLETE</promise>"},
+                                  0,
+                                  prompt);
+        CHECK(signal_of(r) == Signal::complete);
+        CHECK(r.warnings.empty());
+    }
 }
 
 TEST_CASE("generic: the last line printed is the error of a failed run") {
