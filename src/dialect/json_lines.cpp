@@ -29,11 +29,66 @@ std::size_t utf8_prefix(std::string_view text, std::size_t limit) {
 
 }  // namespace
 
+namespace {
+
+/// The 16-bit value of `\uXXXX` at `at` (the backslash), or -1 when it is no such escape.
+long utf16_escape_at(std::string_view text, std::size_t at) {
+    if (at + 6 > text.size() || text[at] != '\\' || text[at + 1] != 'u') return -1;
+    long value = 0;
+    for (std::size_t i = at + 2; i < at + 6; ++i) {
+        const char c = text[i];
+        const int digit = c >= '0' && c <= '9'   ? c - '0'
+                          : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                          : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                 : -1;
+        if (digit < 0) return -1;
+        value = value * 16 + digit;
+    }
+    return value;
+}
+
+/// `text` with each UTF-16 surrogate escape that has no partner made U+FFFD. Node writes one
+/// when it cuts a string inside an emoji; Boost.JSON refuses the line, and with it the
+/// result event that carries the signal, the cost and the session.
+std::string without_lone_surrogates(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t at = 0; at < text.size();) {
+        if (text[at] != '\\' || at + 1 >= text.size()) {
+            out += text[at++];
+            continue;
+        }
+        const long unit = utf16_escape_at(text, at);
+        if (unit < 0) {
+            out.append(text.substr(at, 2));  // another escape, `\\` included: kept whole
+            at += 2;
+            continue;
+        }
+        const bool high = unit >= 0xD800 && unit <= 0xDBFF;
+        const bool low = unit >= 0xDC00 && unit <= 0xDFFF;
+        const long next = high ? utf16_escape_at(text, at + 6) : -1;
+        if (high && next >= 0xDC00 && next <= 0xDFFF) {
+            out.append(text.substr(at, 12));  // a pair: one character
+            at += 12;
+        } else {
+            out.append(high || low ? std::string_view{"\\ufffd"} : text.substr(at, 6));
+            at += 6;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
 std::optional<json::object> parse_event(std::string_view line) {
     const auto body = trim(line);
     if (body.size() < 2 || body.front() != '{' || body.back() != '}') return std::nullopt;
     boost::system::error_code ec;
     json::value v = json::parse(body, ec);
+    if (ec && body.find("\\u") != std::string_view::npos) {
+        ec.clear();
+        v = json::parse(without_lone_surrogates(body), ec);
+    }
     if (ec || !v.is_object()) return std::nullopt;
     auto& o = v.get_object();
     if (string_at(o, "type").empty()) return std::nullopt;

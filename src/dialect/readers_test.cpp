@@ -44,6 +44,21 @@ TEST_CASE("claude: the signal comes from the final message, not tool results or 
     CHECK_FALSE(r.failed_in_output);
 }
 
+TEST_CASE("claude: a result cut inside an emoji (a lone surrogate escape) is still read") {
+    // Node cuts a string between the two halves of an emoji and escapes the half it keeps;
+    // an escaped backslash before a `u` and a whole pair stay as they are.
+    const auto r = read_lines(
+        DialectKind::claude,
+        {
+            R"j({"type":"system","subtype":"init","session_id":"5b0f","tools":[]})j",
+            R"j({"type":"result","subtype":"success","is_error":false,"result":"Done \ud83d, C:\\udir \ud83d\ude00\n<promise>COMPLETE</promise>","session_id":"5b0f","total_cost_usd":0.01})j",
+        });
+    CHECK(signal_of(r) == Signal::complete);
+    CHECK(r.session == "5b0f");
+    CHECK(r.cost_usd == Approx(0.01));
+    CHECK(r.message.find("Done \xEF\xBF\xBD, C:\\udir \xF0\x9F\x98\x80") != std::string::npos);
+}
+
 TEST_CASE("claude: an error result is the run's error, even with exit 0") {
     const auto r = read_lines(
         DialectKind::claude,
