@@ -12,6 +12,7 @@
 #include <sstream>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -251,6 +252,43 @@ TEST_CASE("a daemon's answer cut short is never taken for a whole one", "[app][q
         CHECK(answer->exit_code == 0);
         CHECK(out.str() == whole.output);
     }
+}
+
+TEST_CASE("an answer from a socket another user listens on is not believed", "[app][query]") {
+    if (::geteuid() != 0) {
+        WARN("SKIPPED: only root can listen as another user here");
+        return;
+    }
+    TempBoard b;
+    QueryAnswer made_up;
+    made_up.output = "[]\n";
+    const std::string reply = answer_header(made_up) + made_up.output;
+    int ready[2];
+    REQUIRE(::pipe(ready) == 0);
+    const pid_t other = ::fork();
+    if (other == 0) {
+        const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        const std::string path = query_socket_path(b.root).string();
+        std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+        if (::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
+            ::setuid(65534) != 0 || ::listen(fd, 1) != 0)
+            ::_exit(1);
+        (void)!::write(ready[1], "r", 1);
+        const int client = ::accept(fd, nullptr, nullptr);
+        if (client >= 0) (void)!::write(client, reply.data(), reply.size());
+        ::_exit(0);
+    }
+    ::close(ready[1]);
+    char byte = 0;
+    REQUIRE(::read(ready[0], &byte, 1) == 1);
+    ::close(ready[0]);
+    std::ostringstream out;
+    CHECK_FALSE(ask_daemon(b.root, BoardQuery{}, std::chrono::seconds{2}, &out).has_value());
+    CHECK(out.str().empty());
+    int status = 0;
+    ::waitpid(other, &status, 0);
 }
 
 TEST_CASE("a query streamed to its output is the answer kept whole, byte for byte",

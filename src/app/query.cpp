@@ -221,6 +221,13 @@ std::optional<QueryAnswer> ask_daemon(const std::filesystem::path& root,
     if (!fd) return std::nullopt;
     if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0)
         return std::nullopt;  // no daemon (or a socket a dead one left)
+    // Only a daemon of this user is believed: on a board others can reach, whoever could put
+    // a socket there could otherwise answer with a made-up list.
+    ucred peer{};
+    socklen_t peer_size = sizeof peer;
+    if (::getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &peer, &peer_size) != 0 ||
+        peer.uid != ::geteuid())
+        return std::nullopt;
     if (!send_all(fd.get(), encode_query(query))) return std::nullopt;
     ::shutdown(fd.get(), SHUT_WR);
     // The whole wait is bounded: a daemon too busy to answer in time is not waited for.
