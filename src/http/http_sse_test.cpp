@@ -121,6 +121,17 @@ struct SseClient {
     }
 };
 
+/// Records run 0001 (research) as started on `id` and makes its runs folder, returned.
+std::filesystem::path start_research_run(const TempBoard& board, const std::string& id) {
+    auto started = transact(*ticket_dir(board.dir, id), Actor{ActorKind::system, ""}, [](auto&) {
+        return std::vector<Payload>{RunStarted{"0001", Status::research, 1, 1, {}, {}}};
+    });
+    REQUIRE(std::holds_alternative<Committed>(started));
+    const auto runs = *ticket_dir(board.dir, id) / "runs";
+    std::filesystem::create_directories(runs);
+    return runs;
+}
+
 std::size_t count_events(const std::vector<Frame>& frames) {
     return static_cast<std::size_t>(std::count_if(
         frames.begin(), frames.end(), [](const Frame& f) { return f.event.empty(); }));
@@ -372,12 +383,7 @@ TEST_CASE("a run's output streams from a bounded backlog, live, and ends with th
           "[http][runs]") {
     TempBoard board;
     const auto id = board.create("Stream it");
-    auto started = transact(*ticket_dir(board.dir, id), Actor{ActorKind::system, ""}, [](auto&) {
-        return std::vector<Payload>{RunStarted{"0001", Status::research, 1, 1, {}, {}}};
-    });
-    REQUIRE(std::holds_alternative<Committed>(started));
-    const auto runs = *ticket_dir(board.dir, id) / "runs";
-    std::filesystem::create_directories(runs);
+    const auto runs = start_research_run(board, id);
     const auto log = runs / (run_file_stem("0001", Status::research) + ".log");
     // Older than the backlog: only its last kilobyte, from a line start, is sent.
     std::ofstream(log) << std::string(100'000, 'x') << "\n"
@@ -434,12 +440,7 @@ TEST_CASE("a live stream whose client stopped reading is closed, and its slot co
           "[http][runs]") {
     TempBoard board;
     const auto id = board.create("Flood it");
-    auto started = transact(*ticket_dir(board.dir, id), Actor{ActorKind::system, ""}, [](auto&) {
-        return std::vector<Payload>{RunStarted{"0001", Status::research, 1, 1, {}, {}}};
-    });
-    REQUIRE(std::holds_alternative<Committed>(started));
-    const auto runs = *ticket_dir(board.dir, id) / "runs";
-    std::filesystem::create_directories(runs);
+    const auto runs = start_research_run(board, id);
     {
         // Far more than the kernel's buffers on both ends of a loopback connection hold.
         std::ofstream log(runs / (run_file_stem("0001", Status::research) + ".log"));

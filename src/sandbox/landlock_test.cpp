@@ -50,6 +50,13 @@ int confined(const board::Confinement& rules, Body body) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 200;
 }
 
+/// True, with a warning, when this kernel has no Landlock: the sandbox is off, nothing to test.
+bool no_landlock() {
+    if (board::landlock_abi() != 0) return false;
+    WARN("this kernel has no Landlock: the sandbox is off here, nothing to test");
+    return true;
+}
+
 /// 0 if `path` opens with `flags`, else 1 (EACCES) or 2 (anything else).
 int try_open(const fs::path& path, int flags) {
     const int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
@@ -63,10 +70,7 @@ int try_open(const fs::path& path, int flags) {
 }  // namespace
 
 TEST_CASE("a confined process writes only where it may and cannot read a hidden file") {
-    if (board::landlock_abi() == 0) {
-        WARN("this kernel has no Landlock: the sandbox is off here, nothing to test");
-        return;
-    }
+    if (no_landlock()) return;
     Scratch s;
     board::Confinement rules;
     rules.writable = {s.dir / "open", s.dir / "does-not-exist"};
@@ -100,10 +104,7 @@ TEST_CASE("a confined process writes only where it may and cannot read a hidden 
 }
 
 TEST_CASE("a confined process makes no Unix socket, so it reaches no program listening on one") {
-    if (board::landlock_abi() == 0) {
-        WARN("this kernel has no Landlock: the sandbox is off here, nothing to test");
-        return;
-    }
+    if (no_landlock()) return;
     Scratch s;
     board::Confinement rules;
     rules.writable = {s.dir / "open"};
@@ -141,10 +142,7 @@ TEST_CASE("a confined process makes no Unix socket, so it reaches no program lis
 }
 
 TEST_CASE("a ruleset prepared by the launcher confines only the child that enforces it") {
-    if (board::landlock_abi() == 0) {
-        WARN("this kernel has no Landlock: the sandbox is off here, nothing to test");
-        return;
-    }
+    if (no_landlock()) return;
     Scratch s;
     board::Confinement rules;
     rules.writable = {s.dir / "open"};
@@ -209,10 +207,7 @@ TEST_CASE("a confined process moves files between the folders it may write, and 
 }
 
 TEST_CASE("the kept reading rules are made again when a folder they list changes") {
-    if (board::landlock_abi() == 0) {
-        WARN("this kernel has no Landlock: the sandbox is off here, nothing to test");
-        return;
-    }
+    if (no_landlock()) return;
     Scratch s;
     board::KeptReadingRules kept({s.dir / "closed" / "secrets" / "token"});
     std::string problem;

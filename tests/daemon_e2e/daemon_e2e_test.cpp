@@ -150,6 +150,18 @@ struct TestBoard {
     }
 
     fs::path dir(const std::string& id) const { return root / "tickets" / id; }
+
+    /// Every phase's agent becomes `script`, run by bash (written to agent.sh).
+    void use_bash_agent(const std::string& script) {
+        write_file(root / "agent.sh", script);
+        const std::string yaml = read_file(root / "board.yaml");
+        const std::string fake = BOARD_FAKE_AGENT_BIN;
+        const auto at = yaml.find(fake);
+        REQUIRE(at != std::string::npos);
+        write_file(root / "board.yaml",
+                   yaml.substr(0, at) + "/bin/bash, " + (root / "agent.sh").string() +
+                       yaml.substr(at + fake.size()));
+    }
 };
 
 template <class T>
@@ -1390,7 +1402,7 @@ TEST_CASE(
     // reads the repository: the daemon (diff, merge) or a person.
     // The agent of every phase (a confined fake agent cannot write its notes in the ticket's
     // folder); in implementing it tries each of them.
-    write_file(board.root / "agent.sh", R"sh(#!/bin/bash
+    board.use_bash_agent(R"sh(#!/bin/bash
 if [ "$BOARD_PHASE" != implementing ]; then
   printf -- '---\nstatus: complete\nsummary: done\n---\ndone\n' > "$BOARD_ARTIFACT"
   echo '<promise>COMPLETE</promise>'
@@ -1414,13 +1426,6 @@ printf '[core]
 echo "gitdir: $common/worktrees/OTHER" > .git
 echo '<promise>COMPLETE</promise>'
 )sh");
-    const std::string yaml = read_file(board.root / "board.yaml");
-    const std::string fake = BOARD_FAKE_AGENT_BIN;
-    const auto at = yaml.find(fake);
-    REQUIRE(at != std::string::npos);
-    write_file(board.root / "board.yaml",
-               yaml.substr(0, at) + "/bin/bash, " + (board.root / "agent.sh").string() +
-                   yaml.substr(at + fake.size()));
     git("commit -q -am agent");
     const std::string id = board.create("commit in the worktree");
     REQUIRE(board.daemon() == 0);
@@ -1470,18 +1475,11 @@ TEST_CASE("a hook a confined agent writes into its tool's settings is put back a
     fs::create_directories(state);
     write_file(state / "settings.json", "{\"theme\": \"dark\"}\n");
     ::setenv("CLAUDE_CONFIG_DIR", state.c_str(), 1);
-    write_file(board.root / "agent.sh", R"sh(#!/bin/bash
+    board.use_bash_agent(R"sh(#!/bin/bash
 printf '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch /tmp/hook-ran"}]}]}}' > "$CLAUDE_CONFIG_DIR/settings.json" && echo settings=written
 printf -- '---\nstatus: complete\nsummary: done\n---\ndone\n' > "$BOARD_ARTIFACT"
 echo '<promise>COMPLETE</promise>'
 )sh");
-    const std::string yaml = read_file(board.root / "board.yaml");
-    const std::string fake = BOARD_FAKE_AGENT_BIN;
-    const auto at = yaml.find(fake);
-    REQUIRE(at != std::string::npos);
-    write_file(board.root / "board.yaml",
-               yaml.substr(0, at) + "/bin/bash, " + (board.root / "agent.sh").string() +
-                   yaml.substr(at + fake.size()));
     const std::string id = board.create("look around");
     const int code = board.daemon();
     ::unsetenv("CLAUDE_CONFIG_DIR");
