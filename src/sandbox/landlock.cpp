@@ -244,26 +244,39 @@ constexpr sock_filter give(std::uint32_t verdict) {
 
 constexpr std::uint32_t refuse = SECCOMP_RET_ERRNO | EACCES;
 
+// io_uring's calls have one number on every architecture Linux has.
+constexpr std::uint32_t io_uring_first = 425;  // io_uring_setup
+constexpr std::uint32_t io_uring_last = 427;   // io_uring_register
+constexpr std::uint32_t no_such_call = SECCOMP_RET_ERRNO | ENOSYS;
+
 // socket(AF_UNIX, ...) fails with EACCES; everything else goes on. Landlock does not guard
 // connect(): through a Unix socket (a session bus's `systemd-run --user`, tmux, an ssh or
 // gpg agent, docker) a confined agent would have a program run for it outside its sandbox,
 // one that can read the HTTP token. socketpair() stays: runtimes make their pipes with it.
+// io_uring is refused as absent (ENOSYS: runtimes fall back to threads): its socket
+// operation makes a socket without the socket() call.
 // Jumps count the instructions skipped; the index of each is in its comment.
 constexpr sock_filter no_unix_sockets[] = {
     load(offsetof(seccomp_data, arch)),      // 0
-    jump(BPF_JEQ, native_arch, 0, 7),        // 1: another arch: to 9
+    jump(BPF_JEQ, native_arch, 0, 10),       // 1: another arch: to 12
     load(offsetof(seccomp_data, nr)),        // 2
-    jump(BPF_JGE, x32_syscall_bit, 4, 0),    // 3: x32: to 8
-    jump(BPF_JEQ, SYS_socket, 0, 2),         // 4: not socket(): to 7
-    load(offsetof(seccomp_data, args[0])),   // 5: the domain (low word)
-    jump(BPF_JEQ, AF_UNIX, 1, 0),            // 6: AF_UNIX: to 8
-    give(SECCOMP_RET_ALLOW),                 // 7
-    give(refuse),                            // 8
-    load(offsetof(seccomp_data, nr)),        // 9
-    jump(BPF_JEQ, compat_socket, 1, 0),      // 10: to 12
-    jump(BPF_JEQ, compat_socketcall, 0, 1),  // 11: to 12, else 13
-    give(refuse),                            // 12
-    give(SECCOMP_RET_ALLOW),                 // 13
+    jump(BPF_JGE, x32_syscall_bit, 6, 0),    // 3: x32: to 10
+    jump(BPF_JGE, io_uring_first, 0, 1),     // 4: below io_uring: to 6
+    jump(BPF_JGT, io_uring_last, 0, 5),      // 5: io_uring: to 11
+    jump(BPF_JEQ, SYS_socket, 0, 2),         // 6: not socket(): to 9
+    load(offsetof(seccomp_data, args[0])),   // 7: the domain (low word)
+    jump(BPF_JEQ, AF_UNIX, 1, 0),            // 8: AF_UNIX: to 10
+    give(SECCOMP_RET_ALLOW),                 // 9
+    give(refuse),                            // 10
+    give(no_such_call),                      // 11
+    load(offsetof(seccomp_data, nr)),        // 12
+    jump(BPF_JEQ, compat_socket, 3, 0),      // 13: to 17
+    jump(BPF_JEQ, compat_socketcall, 2, 0),  // 14: to 17
+    jump(BPF_JGE, io_uring_first, 0, 2),     // 15: below io_uring: to 18
+    jump(BPF_JGT, io_uring_last, 1, 2),      // 16: above: to 18, io_uring: to 19
+    give(refuse),                            // 17
+    give(SECCOMP_RET_ALLOW),                 // 18
+    give(no_such_call),                      // 19
 };
 
 }  // namespace

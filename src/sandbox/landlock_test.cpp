@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -133,6 +134,11 @@ TEST_CASE("a confined process makes no Unix socket, so it reaches no program lis
               return ::socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0 ? 0 : 1;
           }) == 0);
     CHECK(confined(rules, [] { return ::socket(AF_INET, SOCK_STREAM, 0) >= 0 ? 0 : 1; }) == 0);
+    // Nor through io_uring, whose socket operation needs no socket() call: it is absent.
+    CHECK(confined(rules, [] {
+              char params[120] = {};  // struct io_uring_params, zeroed
+              return ::syscall(425 /* io_uring_setup */, 4, params) < 0 && errno == ENOSYS ? 0 : 1;
+          }) == 0);
     ::close(listener);
     if (board::landlock_abi() >= 6) {
         // Nor does it signal a process outside its sandbox.
