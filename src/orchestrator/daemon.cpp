@@ -112,6 +112,14 @@ public:
             run_context_.confinement = shared_confinement(options_.board_root);
             run_context_.reading_rules =
                 std::make_shared<KeptReadingRules>(run_context_.confinement.rules.hidden);
+            if (auto private_dir = private_folder(options_.board_root)) {
+                run_context_.settings = std::make_shared<SettingsGuard>(
+                    run_context_.confinement.guarded, private_dir.value() / "settings-before.json");
+                // A daemon that died during a run left the settings as they were before it.
+                for (const auto& line :
+                     run_context_.settings->recover(private_dir.value() / "settings-changed"))
+                    reporter_.message(line);
+            }
         }
         run_context_.executor = io_.get_executor();
         run_context_.disk = disk_.get_executor();
@@ -400,11 +408,20 @@ private:
         StartedRun run{std::move(agent), start.phase, run_id};
         auto record = co_await run_prepared(run_context_, id, std::move(run), prepared);
         if (!record) {
+            // What the agent changed that it must not keep is put back here too: an agent can
+            // stop the daemon to end its run early.
+            auto restored = std::make_shared<std::vector<std::string>>();
+            OwnWrites::Around put_back;
+            put_back.before = [&] { *restored = restore_after_run(run_context_, prepared); };
             app::Author interrupted = [=](const Ticket&) {
-                return std::vector<Authored>{
-                    {Actor{ActorKind::system, {}}, RunInterrupted{run_id, "board-daemon stopped"}}};
+                std::vector<Authored> batch;
+                for (const auto& line : *restored)
+                    batch.push_back({Actor{ActorKind::system, {}}, NoteAdded{line}});
+                batch.push_back(
+                    {Actor{ActorKind::system, {}}, RunInterrupted{run_id, "board-daemon stopped"}});
+                return batch;
             };
-            co_await writes_.commit_on_disk(id, std::move(interrupted), {}, true, true);
+            co_await writes_.commit_on_disk(id, std::move(interrupted), {}, true, true, put_back);
             co_return;
         }
         // The agent's work is taken on the disk thread that then records the outcome.
@@ -412,7 +429,7 @@ private:
         OwnWrites::Around take;
         take.before = [&] {
             try {
-                take_run_work(*outcome, prepared);
+                take_run_work(run_context_, *outcome, prepared);
             } catch (const std::exception& e) {
                 outcome->artifact_error =
                     std::string{"the agent's work was not taken: "} + e.what();

@@ -81,7 +81,8 @@ void confine(const RunContext& context,
             prepared.worktree_admin = admin;
         }
     }
-    prepared.guarded = guard_files(context.confinement.guarded);
+    if (context.settings)
+        prepared.settings_run = std::make_shared<SettingsGuard::Run>(context.settings);
     const Confinement rules =
         confinement_for(context.confinement,
                         {prepared.work, cwd, writes_cwd, context.repository_git_dir, admin},
@@ -231,14 +232,22 @@ asio::awaitable<std::optional<RunRecord>> run_prepared(const RunContext& context
     co_return record;
 }
 
-void take_run_work(RunRecord& record, const PreparedRun& prepared) {
-    if (prepared.work.empty()) return;  // never prepared: there is no folder to take from
-    if (!prepared.worktree_admin.empty()) {
-        for (auto& line : restore_worktree_links(prepared.worktree, prepared.worktree_admin))
-            record.output.report.warnings.push_back(std::move(line));
+std::vector<std::string> restore_after_run(const RunContext& context, PreparedRun& prepared) {
+    std::vector<std::string> lines;
+    if (!prepared.worktree_admin.empty())
+        lines = restore_worktree_links(prepared.worktree, prepared.worktree_admin);
+    if (prepared.settings_run && context.settings) {
+        for (auto& line : context.settings->put_back(prepared.work))
+            lines.push_back(std::move(line));
     }
-    for (auto& line : put_back_guarded(prepared.guarded, prepared.work))
+    prepared.settings_run.reset();
+    return lines;
+}
+
+void take_run_work(const RunContext& context, RunRecord& record, PreparedRun& prepared) {
+    for (auto& line : restore_after_run(context, prepared))
         record.output.report.warnings.push_back(std::move(line));
+    if (prepared.work.empty()) return;  // never prepared: there is no folder to take from
     take_agent_work(record, prepared.dir, prepared.work, prepared.artifact_name);
 }
 
@@ -250,7 +259,11 @@ asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
         return prepare_run(context, id, ticket, running.phase, running.run_id);
     });
     auto record = co_await run_prepared(context, id, std::move(running), prepared);
-    if (record) co_await on_disk(context.disk, [&] { take_run_work(*record, prepared); });
+    if (record) {
+        co_await on_disk(context.disk, [&] { take_run_work(context, *record, prepared); });
+    } else {
+        co_await on_disk(context.disk, [&] { restore_after_run(context, prepared); });
+    }
     co_return record;
 }
 

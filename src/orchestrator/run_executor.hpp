@@ -9,6 +9,7 @@
 #include "orchestrator/prompt.hpp"
 #include "orchestrator/run_folder.hpp"
 #include "orchestrator/run_outcome.hpp"
+#include "orchestrator/settings_guard.hpp"
 
 #include <board/board_config.hpp>
 
@@ -55,6 +56,8 @@ struct RunContext {
     std::filesystem::path repository_git_dir;  ///< the board's repository's `.git`, if any
     bool sandbox_ok = false;                   ///< the sandbox probe passed at start
     SharedConfinement confinement;             ///< what every confined run shares
+    /// The tools' settings put back after every confined run; null: runs are not confined.
+    std::shared_ptr<SettingsGuard> settings;
     /// Reading everything but the hidden files: the same ruleset for every run while the
     /// folders it was made from stay as they were.
     std::shared_ptr<KeptReadingRules> reading_rules;
@@ -91,8 +94,8 @@ struct PreparedRun {
     /// repository are put back after the run (restore_worktree_links).
     std::filesystem::path worktree;
     std::filesystem::path worktree_admin;
-    /// A confined run: the tools' settings as they were before it, put back after it.
-    GuardedFiles guarded;
+    /// A confined run's hold on the tools' settings as they were before it (put back after).
+    std::shared_ptr<SettingsGuard::Run> settings_run;
     std::uint64_t output_cap = 0;
     int max_questions = 0;
 };
@@ -113,9 +116,14 @@ boost::asio::awaitable<std::optional<RunRecord>> run_prepared(const RunContext& 
                                                               StartedRun running,
                                                               PreparedRun& prepared);
 
-/// The file work after a run, for a disk thread: the draft taken as the ticket's artifact,
-/// the agent's notes read.
-void take_run_work(RunRecord& record, const PreparedRun& prepared);
+/// After a confined run, ended or interrupted, for a disk thread: what the agent must not keep
+/// put back (its worktree's links to the repository, its tool's settings). One line for each
+/// thing put back; the run lets go of the settings.
+std::vector<std::string> restore_after_run(const RunContext& context, PreparedRun& prepared);
+
+/// The file work after a run, for a disk thread: restore_after_run (its lines become the
+/// record's warnings), the draft taken as the ticket's artifact, the agent's notes read.
+void take_run_work(const RunContext& context, RunRecord& record, PreparedRun& prepared);
 
 /// prepare_run, run_prepared and take_run_work in turn, each file step on the disk threads.
 boost::asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,

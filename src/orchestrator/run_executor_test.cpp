@@ -4,6 +4,7 @@
 #include "orchestrator/run_executor.hpp"
 
 #include "orchestrator/run_folder.hpp"
+#include "orchestrator/settings_guard.hpp"
 #include "support/files.hpp"
 
 #include <board/board_config.hpp>
@@ -185,24 +186,58 @@ TEST_CASE("settings that name programs are put back after a run, the changed tex
     const fs::path dir = fs::temp_directory_path() / ("board-guard-" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir / "run");
+    fs::create_directories(dir / "dotfiles");
     const fs::path settings = dir / "settings.json";
     const fs::path config = dir / "config.toml";
-    const fs::path untouched = dir / "untouched.json";
+    const fs::path linked = dir / "linked.json";  // a dotfiles manager's link
+    const fs::path kept = dir / "settings-before.json";
     write_file_atomically(settings, "{\"theme\":\"dark\"}\n");
-    write_file_atomically(untouched, "{}\n");
-    const auto before = guard_files({settings, config, untouched});
-    // The agent adds a hook, and makes a config naming a notify program.
-    write_file_atomically(settings, R"({"hooks":{"SessionStart":[{"command":"sh /tmp/x"}]}})");
-    write_file_atomically(config, "notify = [\"sh\", \"/tmp/x\"]\n");
-    const auto lines = put_back_guarded(before, dir / "run");
-    REQUIRE(lines.size() == 2);
-    CHECK_THAT(lines[0], Catch::Contains("settings.json was changed during the run: put back"));
+    write_file_atomically(dir / "dotfiles" / "linked.json", "{}\n");
+    fs::create_symlink(dir / "dotfiles" / "linked.json", linked);
+    const std::string hook = R"({"hooks":{"SessionStart":[{"command":"sh /tmp/x"}]}})";
+    auto guard =
+        std::make_shared<SettingsGuard>(std::vector<fs::path>{settings, config, linked}, kept);
+    {
+        SettingsGuard::Run first{guard};
+        CHECK(fs::exists(kept));  // on disk while the run goes on
+        // The agent adds a hook, makes a config naming a notify program, and replaces the
+        // link (whose target it cannot write) with a file of its own.
+        write_file_atomically(settings, hook);
+        write_file_atomically(config, "notify = [\"sh\", \"/tmp/x\"]\n");
+        fs::remove(linked);
+        write_file_atomically(linked, hook);
+        {
+            // A second run begins meanwhile: it puts back what was there before the first.
+            SettingsGuard::Run second{guard};
+            const auto lines = guard->put_back(dir / "run");
+            REQUIRE(lines.size() == 3);
+            CHECK_THAT(lines[0],
+                       Catch::Contains("settings.json was changed during an agent's "
+                                       "run: put back"));
+        }
+        CHECK(read_whole_file(settings) == "{\"theme\":\"dark\"}\n");
+        CHECK_FALSE(fs::exists(config));
+        CHECK(fs::is_symlink(linked));
+        CHECK(fs::read_symlink(linked) == dir / "dotfiles" / "linked.json");
+        CHECK(read_whole_file(dir / "run" / "changed-settings.json") == hook);
+        CHECK(guard->put_back(dir / "run").empty());  // as it was: nothing to say
+    }
+    CHECK_FALSE(fs::exists(kept));  // the last run let go
+
+    // A daemon killed during a run: the next one puts back what the kept file says.
+    {
+        auto dying = std::make_shared<SettingsGuard>(std::vector<fs::path>{settings}, kept);
+        SettingsGuard::Run run{dying};
+        write_file_atomically(settings, hook);
+        fs::copy_file(kept, dir / "left-behind.json");  // what a killed daemon leaves
+    }
+    fs::rename(dir / "left-behind.json", kept);
+    SettingsGuard next{{settings}, kept};
+    const auto recovered = next.recover(dir / "changed");
+    REQUIRE(recovered.size() == 1);
     CHECK(read_whole_file(settings) == "{\"theme\":\"dark\"}\n");
-    CHECK_FALSE(fs::exists(config));
-    CHECK(read_whole_file(dir / "run" / "changed-settings.json").value().find("SessionStart") !=
-          std::string::npos);
-    CHECK(read_whole_file(untouched) == "{}\n");
-    CHECK(put_back_guarded(before, dir / "run").empty());  // as it was: nothing to say
+    CHECK(read_whole_file(dir / "changed" / "changed-settings.json") == hook);
+    CHECK_FALSE(fs::exists(kept));
     fs::remove_all(dir);
 }
 
@@ -224,4 +259,31 @@ TEST_CASE("the tools' state folders are made before a first confined run, owner 
               writable.end());
     }
     fs::remove_all(home);
+}
+
+TEST_CASE("a worktree's git folder is found even when its gitdir was rewritten, or relative",
+          "[executor][sandbox]") {
+    const fs::path repo = fs::temp_directory_path() / ("board-wt-" + std::to_string(::getpid()));
+    fs::remove_all(repo);
+    fs::create_directories(repo);
+    const std::string git = "git -C '" + repo.string() + "' -c user.name=a -c user.email=a@x ";
+    REQUIRE(std::system((git + "init -q -b main && " + git + "commit -q --allow-empty -m init && " +
+                         git + "worktree add -q .board/worktrees/T-1 -b board/T-1 >/dev/null 2>&1")
+                            .c_str()) == 0);
+    const fs::path worktree = repo / ".board" / "worktrees" / "T-1";
+    const fs::path admin = fs::canonical(repo / ".git" / "worktrees" / "T-1");
+    REQUIRE(worktree_admin_dir(worktree, repo / ".git") == admin);
+    // Relative, as git 2.48's worktree.useRelativePaths writes it.
+    write_file_atomically(admin / "gitdir", "../../../.board/worktrees/T-1/.git\n");
+    CHECK(worktree_admin_dir(worktree, repo / ".git") == admin);
+    CHECK(restore_worktree_links(worktree, admin).empty());  // relative is as good
+    // Rewritten by an agent: found by its name, and put back.
+    write_file_atomically(admin / "gitdir", "/elsewhere/.git\n");
+    REQUIRE(worktree_admin_dir(worktree, repo / ".git") == admin);
+    const auto lines = restore_worktree_links(worktree, admin);
+    REQUIRE(lines.size() == 1);
+    CHECK_THAT(lines[0], Catch::Contains("gitdir was rewritten: put back"));
+    CHECK(std::system(
+              ("git -C '" + worktree.string() + "' status --short >/dev/null 2>&1").c_str()) == 0);
+    fs::remove_all(repo);
 }

@@ -98,7 +98,7 @@ SharedConfinement shared_confinement(const fs::path& board_root) {
     if (const char* dir = std::getenv("CODEX_HOME"); dir && *dir)
         settings.push_back(fs::path{dir} / "config.toml");
     for (const auto& file : settings)
-        if (file.is_absolute()) shared.guarded.push_back(resolved(file));
+        if (file.is_absolute()) shared.guarded.push_back(file.lexically_normal());
     const fs::path tmp = resolved(fs::temp_directory_path());
     // The board lives in temp: each run gets a temp folder of its own instead.
     shared.own_tmp = path_is_within(shared.board, tmp);
@@ -124,45 +124,6 @@ SharedConfinement shared_confinement(const fs::path& board_root) {
     return shared;
 }
 
-GuardedFiles guard_files(const std::vector<fs::path>& files) {
-    GuardedFiles before;
-    for (const auto& file : files) {
-        auto text = read_whole_file(file, AT_FDCWD, 1u << 20);
-        std::error_code ec;
-        if (!text && fs::exists(fs::symlink_status(file, ec))) continue;
-        before.emplace_back(file, std::move(text));
-    }
-    return before;
-}
-
-std::vector<std::string> put_back_guarded(const GuardedFiles& before, const fs::path& keep_dir) {
-    std::vector<std::string> lines;
-    for (const auto& [file, was] : before) {
-        const auto now = read_whole_file(file, AT_FDCWD, 1u << 20);
-        std::error_code ec;
-        const bool present = fs::exists(fs::symlink_status(file, ec));
-        if (was ? now == was : !present) continue;
-        const fs::path kept = keep_dir / ("changed-" + file.filename().string());
-        if (now) write_file_atomically(kept, *now);
-        std::string problem;
-        if (was) {
-            problem = write_file_atomically(file, *was);
-        } else if (!fs::remove(file, ec) && ec) {
-            problem = ec.message();
-        }
-        lines.push_back(
-            problem.empty()
-                ? fmt::format("{} was changed during the run: put back (it names programs the tool "
-                              "runs, unconfined, for whoever starts it next){}",
-                              file.string(),
-                              now ? "; the changed text is in " + kept.string() : std::string{})
-                : fmt::format("{} was changed during the run and could not be put back: {}",
-                              file.string(),
-                              problem));
-    }
-    return lines;
-}
-
 std::optional<fs::path> worktree_admin_dir(const fs::path& worktree, const fs::path& git_dir) {
     const fs::path dot_git = resolved(worktree / ".git");
     std::error_code ec;
@@ -172,8 +133,17 @@ std::optional<fs::path> worktree_admin_dir(const fs::path& worktree, const fs::p
         if (!named) continue;
         while (!named->empty() && (named->back() == '\n' || named->back() == '\r'))
             named->pop_back();
-        if (!named->empty() && resolved(*named) == dot_git) return resolved(entry.path());
+        if (named->empty()) continue;
+        fs::path path{*named};
+        if (path.is_relative()) path = entry.path() / path;  // git's relative worktree paths
+        if (resolved(path) == dot_git) return resolved(entry.path());
     }
+    // None names it: its own folder's `gitdir` may have been rewritten by the agent of a run
+    // killed with the daemon. git names that folder after the worktree, which no agent can
+    // add to `worktrees/`.
+    const fs::path by_name = git_dir / "worktrees" / worktree.filename();
+    const auto status = fs::symlink_status(by_name, ec);
+    if (fs::is_directory(status)) return resolved(by_name);
     return std::nullopt;
 }
 

@@ -36,22 +36,12 @@ struct SharedConfinement {
     bool own_tmp = false;  ///< the board lives in temp: each run gets `tmp/` in its run folder
     /// Files in the writable tool state that name programs the tool runs for whoever starts
     /// it next (hooks in `~/.claude/settings.json`, `notify` in `~/.codex/config.toml`): what
-    /// a run changes in them is put back after it (guard_files, put_back_guarded).
+    /// a run changes in them is put back after it (settings_guard.hpp). As the tools name
+    /// them: a link is guarded as the link it is.
     std::vector<std::filesystem::path> guarded;
 };
 
 SharedConfinement shared_confinement(const std::filesystem::path& board_root);
-
-/// The guarded files as they are before a run: each one's text, or nullopt when absent (one
-/// that is there but cannot be read is not guarded: it could not be put back).
-using GuardedFiles = std::vector<std::pair<std::filesystem::path, std::optional<std::string>>>;
-GuardedFiles guard_files(const std::vector<std::filesystem::path>& files);
-
-/// After the run: each guarded file it changed is put back as it was, the changed text kept
-/// in `keep_dir` (nothing is lost: a person may have edited it meanwhile). One line per file
-/// put back.
-std::vector<std::string> put_back_guarded(const GuardedFiles& before,
-                                          const std::filesystem::path& keep_dir);
 
 /// Where a run happens, for its confinement.
 struct ConfinementPlaces {

@@ -1490,11 +1490,49 @@ echo '<promise>COMPLETE</promise>'
     CHECK(read_file(state / "settings.json") == "{\"theme\": \"dark\"}\n");
     const auto notes = board.ticket(id).notes;
     CHECK(std::any_of(notes.begin(), notes.end(), [](const auto& n) {
-        return n.text.find("settings.json was changed during the run: put back") !=
+        return n.text.find("settings.json was changed during an agent's run: put back") !=
                std::string::npos;
     }));
     CHECK(read_file(board.dir(id) / "runs" / "0001-research" / "changed-settings.json")
               .find("SessionStart") != std::string::npos);
+    fs::remove_all(state);
+}
+
+TEST_CASE("the settings are put back when the daemon is stopped during the agent's run") {
+    if (landlock_abi() == 0) {
+        WARN("SKIPPED: this kernel offers no Landlock");
+        return;
+    }
+    BoardOptions o;
+    o.sandbox = "landlock";
+    TestBoard board("settings-stop", o);
+    const fs::path state = board.root.parent_path() / (board.root.filename().string() + "-claude");
+    fs::create_directories(state);
+    write_file(state / "settings.json", "{}\n");
+    ::setenv("CLAUDE_CONFIG_DIR", state.c_str(), 1);
+    // The agent plants a hook, then waits to be stopped (an agent that stops the daemon to
+    // end its own run early looks the same to the daemon).
+    board.use_bash_agent(R"sh(#!/bin/bash
+printf '{"hooks":{"SessionStart":[]}}' > "$CLAUDE_CONFIG_DIR/settings.json"
+exec sleep 60
+)sh");
+    const std::string id = board.create("plant and wait");
+    Child daemon = board.start_daemon();
+    const bool planted = wait_until({state}, 30s, [&] {
+        return read_file(state / "settings.json").find("hooks") != std::string::npos;
+    });
+    ::kill(daemon.pid, SIGTERM);
+    const int code = daemon.wait(60s);
+    ::unsetenv("CLAUDE_CONFIG_DIR");
+    REQUIRE(planted);
+    CHECK(code == 0);
+    CHECK(read_file(state / "settings.json") == "{}\n");
+    CHECK(count_of<RunInterrupted>(board.events(id)) == 1);
+    const auto notes = board.ticket(id).notes;
+    CHECK(std::any_of(notes.begin(), notes.end(), [](const auto& n) {
+        return n.text.find("put back") != std::string::npos;
+    }));
+    CHECK_FALSE(fs::exists(board.root / ".board" / "settings-before.json"));
     fs::remove_all(state);
 }
 

@@ -100,8 +100,9 @@ async function api(path, body) {
 }
 
 // Server-sent events read with fetch, since EventSource cannot send the token's header.
-// `on` maps an event's type to its handler (`message` for untyped ones), plus `open` and
-// `error`. A dropped stream is opened again, resuming from the last id seen, until close().
+// `on` maps an event's type to its handler (`message` for untyped ones), plus `open`, `error`
+// and `refused`. A dropped stream is opened again, resuming from the last id seen, until
+// close(); one the server refuses (no token, no such run) is not, as EventSource does.
 function subscribe(url, on) {
   const stream = { closed: false, abort: new AbortController() };
   stream.close = () => { stream.closed = true; stream.abort.abort(); };
@@ -114,6 +115,11 @@ function subscribe(url, on) {
     const init = { credentials: 'omit', cache: 'no-store', signal: stream.abort.signal, headers: headers() };
     if (lastId) init.headers['Last-Event-ID'] = lastId;
     const res = await fetch(url, init);
+    if (res.status >= 400 && res.status < 500) {
+      stream.closed = true;
+      if (on.refused) on.refused(res.status);
+      return;
+    }
     if (!res.ok || !res.body) throw new Error(`${res.status} ${res.statusText}`);
     if (on.open) on.open();
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -830,6 +836,10 @@ function connect() {
     open: on,
     hello: on,
     error: () => { live.textContent = 'reconnecting'; live.className = 'live off'; },
+    refused: (status) => {
+      live.textContent = status === 401 ? 'not live: open the link the server printed' : `not live (${status})`;
+      live.className = 'live off';
+    },
     reset: () => soon(),
     message: (ev) => {
       state.lastEventId = ev.lastEventId;
