@@ -112,14 +112,12 @@ public:
             run_context_.confinement = shared_confinement(options_.board_root);
             run_context_.reading_rules =
                 std::make_shared<KeptReadingRules>(run_context_.confinement.rules.hidden);
-            if (auto private_dir = private_folder(options_.board_root)) {
-                run_context_.settings = std::make_shared<SettingsGuard>(
-                    run_context_.confinement.guarded, private_dir.value() / "settings-before.json");
-                // A daemon that died during a run left the settings as they were before it.
-                for (const auto& line :
-                     run_context_.settings->recover(private_dir.value() / "settings-changed"))
-                    reporter_.message(line);
-            }
+            // Kept on disk while runs go on; where the private folder cannot be had, in
+            // memory only (a daemon killed during a run then leaves nothing to put back).
+            const auto private_dir = private_folder(options_.board_root);
+            run_context_.settings = std::make_shared<SettingsGuard>(
+                run_context_.confinement.guarded,
+                private_dir ? private_dir.value() / "settings-before.json" : fs::path{});
         }
         run_context_.executor = io_.get_executor();
         run_context_.disk = disk_.get_executor();
@@ -136,6 +134,13 @@ public:
             return held.error().exit_code;
         }
         lock_ = std::move(held).value();
+        // Only the daemon that holds the board: a daemon killed during a run left the tools'
+        // settings as they were before it, to be put back before any run starts.
+        if (run_context_.settings) {
+            for (const auto& line : run_context_.settings->recover(options_.board_root / ".board" /
+                                                                   "settings-changed"))
+                reporter_.message(line);
+        }
         if (const int code = start_http(); code != 0) return code;
         if (auto why = queries_.start())
             reporter_.message("board queries are answered from the logs, not by the daemon: " +
@@ -412,7 +417,7 @@ private:
             // stop the daemon to end its run early.
             auto restored = std::make_shared<std::vector<std::string>>();
             OwnWrites::Around put_back;
-            put_back.before = [&] { *restored = restore_after_run(run_context_, prepared); };
+            put_back.before = [&] { *restored = restore_after_run(prepared); };
             app::Author interrupted = [=](const Ticket&) {
                 std::vector<Authored> batch;
                 for (const auto& line : *restored)
@@ -429,7 +434,7 @@ private:
         OwnWrites::Around take;
         take.before = [&] {
             try {
-                take_run_work(run_context_, *outcome, prepared);
+                take_run_work(*outcome, prepared);
             } catch (const std::exception& e) {
                 outcome->artifact_error =
                     std::string{"the agent's work was not taken: "} + e.what();

@@ -232,20 +232,20 @@ asio::awaitable<std::optional<RunRecord>> run_prepared(const RunContext& context
     co_return record;
 }
 
-std::vector<std::string> restore_after_run(const RunContext& context, PreparedRun& prepared) {
+std::vector<std::string> restore_after_run(PreparedRun& prepared) {
     std::vector<std::string> lines;
     if (!prepared.worktree_admin.empty())
         lines = restore_worktree_links(prepared.worktree, prepared.worktree_admin);
-    if (prepared.settings_run && context.settings) {
-        for (auto& line : context.settings->put_back(prepared.work))
+    if (prepared.settings_run) {
+        for (auto& line : prepared.settings_run->put_back(prepared.work))
             lines.push_back(std::move(line));
     }
     prepared.settings_run.reset();
     return lines;
 }
 
-void take_run_work(const RunContext& context, RunRecord& record, PreparedRun& prepared) {
-    for (auto& line : restore_after_run(context, prepared))
+void take_run_work(RunRecord& record, PreparedRun& prepared) {
+    for (auto& line : restore_after_run(prepared))
         record.output.report.warnings.push_back(std::move(line));
     if (prepared.work.empty()) return;  // never prepared: there is no folder to take from
     take_agent_work(record, prepared.dir, prepared.work, prepared.artifact_name);
@@ -260,9 +260,9 @@ asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,
     });
     auto record = co_await run_prepared(context, id, std::move(running), prepared);
     if (record) {
-        co_await on_disk(context.disk, [&] { take_run_work(context, *record, prepared); });
+        co_await on_disk(context.disk, [&] { take_run_work(*record, prepared); });
     } else {
-        co_await on_disk(context.disk, [&] { restore_after_run(context, prepared); });
+        co_await on_disk(context.disk, [&] { restore_after_run(prepared); });
     }
     co_return record;
 }

@@ -119,11 +119,11 @@ boost::asio::awaitable<std::optional<RunRecord>> run_prepared(const RunContext& 
 /// After a confined run, ended or interrupted, for a disk thread: what the agent must not keep
 /// put back (its worktree's links to the repository, its tool's settings). One line for each
 /// thing put back; the run lets go of the settings.
-std::vector<std::string> restore_after_run(const RunContext& context, PreparedRun& prepared);
+std::vector<std::string> restore_after_run(PreparedRun& prepared);
 
 /// The file work after a run, for a disk thread: restore_after_run (its lines become the
 /// record's warnings), the draft taken as the ticket's artifact, the agent's notes read.
-void take_run_work(const RunContext& context, RunRecord& record, PreparedRun& prepared);
+void take_run_work(RunRecord& record, PreparedRun& prepared);
 
 /// prepare_run, run_prepared and take_run_work in turn, each file step on the disk threads.
 boost::asio::awaitable<std::optional<RunRecord>> execute_run(const RunContext& context,

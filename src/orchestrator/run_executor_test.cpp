@@ -209,7 +209,7 @@ TEST_CASE("settings that name programs are put back after a run, the changed tex
         {
             // A second run begins meanwhile: it puts back what was there before the first.
             SettingsGuard::Run second{guard};
-            const auto lines = guard->put_back(dir / "run");
+            const auto lines = second.put_back(dir / "run");
             REQUIRE(lines.size() == 3);
             CHECK_THAT(lines[0],
                        Catch::Contains("settings.json was changed during an agent's "
@@ -219,8 +219,9 @@ TEST_CASE("settings that name programs are put back after a run, the changed tex
         CHECK_FALSE(fs::exists(config));
         CHECK(fs::is_symlink(linked));
         CHECK(fs::read_symlink(linked) == dir / "dotfiles" / "linked.json");
-        CHECK(read_whole_file(dir / "run" / "changed-settings.json") == hook);
-        CHECK(guard->put_back(dir / "run").empty());  // as it was: nothing to say
+        CHECK(read_whole_file(dir / "run" /
+                              ("changed-" + dir.filename().string() + "-settings.json")) == hook);
+        CHECK(first.put_back(dir / "run").empty());  // as it was: nothing to say
     }
     CHECK_FALSE(fs::exists(kept));  // the last run let go
 
@@ -229,6 +230,8 @@ TEST_CASE("settings that name programs are put back after a run, the changed tex
         auto dying = std::make_shared<SettingsGuard>(std::vector<fs::path>{settings}, kept);
         SettingsGuard::Run run{dying};
         write_file_atomically(settings, hook);
+        (void)run.put_back(dir / "unused");  // lets go of the kept file at its end
+        write_file_atomically(settings, hook);
         fs::copy_file(kept, dir / "left-behind.json");  // what a killed daemon leaves
     }
     fs::rename(dir / "left-behind.json", kept);
@@ -236,7 +239,41 @@ TEST_CASE("settings that name programs are put back after a run, the changed tex
     const auto recovered = next.recover(dir / "changed");
     REQUIRE(recovered.size() == 1);
     CHECK(read_whole_file(settings) == "{\"theme\":\"dark\"}\n");
-    CHECK(read_whole_file(dir / "changed" / "changed-settings.json") == hook);
+    const std::string changed_name = "changed-" + dir.filename().string() + "-settings.json";
+    CHECK(read_whole_file(dir / "changed" / changed_name) == hook);
+    CHECK_FALSE(fs::exists(kept));
+    fs::remove_all(dir);
+}
+
+TEST_CASE("settings that could not be put back stay owed until a later run puts them back",
+          "[executor][sandbox]") {
+    const fs::path dir = fs::temp_directory_path() / ("board-owed-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "tool");
+    const fs::path settings = dir / "tool" / "settings.json";
+    const fs::path kept = dir / "settings-before.json";
+    write_file_atomically(settings, "{}\n");
+    auto guard = std::make_shared<SettingsGuard>(std::vector<fs::path>{settings}, kept);
+    {
+        SettingsGuard::Run run{guard};
+        // The agent puts a file where the tool's folder was: nothing can be written there.
+        fs::remove_all(dir / "tool");
+        write_file_atomically(dir / "tool", "in the way\n");
+        const auto lines = run.put_back(dir / "run");
+        REQUIRE(lines.size() == 1);
+        CHECK_THAT(lines[0], Catch::Contains("could not be put back"));
+    }
+    CHECK(fs::exists(kept));  // still owed, on disk too
+    fs::remove(dir / "tool");
+    fs::create_directories(dir / "tool");
+    {
+        // The next run does not take the settings afresh (absent now): it puts them back.
+        SettingsGuard::Run run{guard};
+        const auto lines = run.put_back(dir / "run");
+        REQUIRE(lines.size() == 1);
+        CHECK_THAT(lines[0], Catch::Contains("put back"));
+    }
+    CHECK(read_whole_file(settings) == "{}\n");
     CHECK_FALSE(fs::exists(kept));
     fs::remove_all(dir);
 }

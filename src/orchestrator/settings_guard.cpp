@@ -5,7 +5,10 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <sys/stat.h>
 #include <system_error>
+#include <unistd.h>
 
 namespace board::orchestrator {
 namespace fs = std::filesystem;
@@ -23,9 +26,12 @@ std::string_view kind_name(GuardedFile::Kind kind) {
 
 std::string encode(const std::vector<GuardedFile>& files) {
     json::array out;
-    for (const auto& f : files)
-        out.push_back(json::object{
-            {"path", f.path.string()}, {"kind", kind_name(f.kind)}, {"content", f.content}});
+    for (const auto& f : files) {
+        json::object o{
+            {"path", f.path.string()}, {"kind", kind_name(f.kind)}, {"content", f.content}};
+        if (f.link_text) o["link_text"] = *f.link_text;
+        out.push_back(std::move(o));
+    }
     return json::serialize(out) + "\n";
 }
 
@@ -40,12 +46,15 @@ std::vector<GuardedFile> decode(const std::string& text) {
         GuardedFile f;
         f.path = std::string{o->at("path").get_string()};
         const auto* kind = o->if_contains("kind");
-        const std::string_view k = kind && kind->is_string() ? kind->get_string() : "";
+        const std::string_view k =
+            kind && kind->is_string() ? std::string_view{kind->get_string()} : std::string_view{};
         f.kind = k == "file"   ? GuardedFile::Kind::file
                  : k == "link" ? GuardedFile::Kind::link
                                : GuardedFile::Kind::absent;
         if (const auto* c = o->if_contains("content"); c && c->is_string())
             f.content = std::string{c->get_string()};
+        if (const auto* t = o->if_contains("link_text"); t && t->is_string())
+            f.link_text = std::string{t->get_string()};
         files.push_back(std::move(f));
     }
     return files;
@@ -54,7 +63,7 @@ std::vector<GuardedFile> decode(const std::string& text) {
 }  // namespace
 
 std::optional<GuardedFile> guarded_state(const fs::path& path) {
-    GuardedFile state{path, GuardedFile::Kind::absent, {}};
+    GuardedFile state{path, GuardedFile::Kind::absent, {}, std::nullopt};
     std::error_code ec;
     const auto status = fs::symlink_status(path, ec);
     if (ec || !fs::exists(status)) return state;
@@ -62,6 +71,7 @@ std::optional<GuardedFile> guarded_state(const fs::path& path) {
         state.kind = GuardedFile::Kind::link;
         state.content = fs::read_symlink(path, ec).string();
         if (ec) return std::nullopt;
+        state.link_text = read_whole_file(path, AT_FDCWD, max_settings_bytes);
         return state;
     }
     auto text = read_whole_file(path, AT_FDCWD, max_settings_bytes);
@@ -81,38 +91,50 @@ SettingsGuard::Run::Run(std::shared_ptr<SettingsGuard> guard)
 }
 
 SettingsGuard::Run::~Run() {
-    guard_->end();
+    guard_->end(put_back_);
+}
+
+std::vector<std::string> SettingsGuard::Run::put_back(const fs::path& changed_dir) {
+    const std::lock_guard lock{guard_->mutex_};
+    put_back_ = true;
+    return guard_->put_back_locked(guard_->before_, changed_dir);
 }
 
 void SettingsGuard::begin() {
     const std::lock_guard lock{mutex_};
-    if (runs_++ > 0) return;
+    if (runs_++ > 0 || owed_) return;  // owed: the settings as they were are still these
     before_.clear();
     for (const auto& path : files_)
         if (auto state = guarded_state(path)) before_.push_back(std::move(*state));
     // Kept on disk before the agent starts, so a daemon killed during the run leaves them to
     // the next one (recover).
-    write_file_atomically(kept_, encode(before_));
+    if (!kept_.empty()) write_file_atomically(kept_, encode(before_));
 }
 
-void SettingsGuard::end() {
+void SettingsGuard::end(bool put_back) {
     const std::lock_guard lock{mutex_};
-    if (--runs_ > 0) return;
+    if (!put_back) owed_ = true;
+    if (--runs_ > 0 || owed_) return;
     before_.clear();
     std::error_code ec;
-    fs::remove(kept_, ec);
-}
-
-std::vector<std::string> SettingsGuard::put_back(const fs::path& changed_dir) {
-    const std::lock_guard lock{mutex_};
-    return put_back_locked(before_, changed_dir);
+    if (!kept_.empty()) fs::remove(kept_, ec);
 }
 
 std::vector<std::string> SettingsGuard::recover(const fs::path& changed_dir) {
     const std::lock_guard lock{mutex_};
+    if (kept_.empty()) return {};
     const auto text = read_whole_file(kept_, AT_FDCWD, 64u << 20);
     if (!text) return {};
-    auto lines = put_back_locked(decode(*text), changed_dir);
+    // Only the paths this daemon guards: the file is the daemon's, but a path is a path.
+    std::vector<GuardedFile> before;
+    for (auto& f : decode(*text))
+        if (std::find(files_.begin(), files_.end(), f.path) != files_.end())
+            before.push_back(std::move(f));
+    auto lines = put_back_locked(before, changed_dir);
+    if (owed_) {
+        before_ = std::move(before);  // still not put back: the next run's end tries again
+        return lines;
+    }
     std::error_code ec;
     fs::remove(kept_, ec);
     return lines;
@@ -121,17 +143,35 @@ std::vector<std::string> SettingsGuard::recover(const fs::path& changed_dir) {
 std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<GuardedFile>& before,
                                                         const fs::path& changed_dir) {
     std::vector<std::string> lines;
-    for (const auto& was : before) {
+    bool failed = false;
+    for (std::size_t i = 0; i < before.size(); ++i) {
+        const GuardedFile& was = before[i];
         const auto now = guarded_state(was.path);
         if (now && *now == was) continue;
         std::error_code ec;
         std::string kept_note;
-        if (now && now->kind == GuardedFile::Kind::file) {
-            const fs::path kept = changed_dir / ("changed-" + was.path.filename().string());
+        std::optional<std::string> changed_text;
+        if (now)
+            changed_text =
+                now->kind == GuardedFile::Kind::file ? std::optional{now->content} : now->link_text;
+        if (changed_text) {
+            const fs::path kept =
+                changed_dir / fmt::format("changed-{}-{}",
+                                          was.path.parent_path().filename().string(),
+                                          was.path.filename().string());
             fs::create_directories(changed_dir, ec);
-            if (write_file_atomically(kept, now->content).empty())
+            if (write_file_atomically(kept, *changed_text).empty())
                 kept_note = "; the changed text is in " + kept.string();
         }
+        // The folder it is in: an agent may take away its write permission (Landlock does not
+        // guard chmod), and a put-back needs it. Only a real folder of this user's.
+        const fs::path folder = was.path.parent_path();
+
+        struct stat st {};
+
+        if (::lstat(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
+            (st.st_mode & S_IRWXU) != S_IRWXU)
+            fs::permissions(folder, fs::perms::owner_all, fs::perm_options::add, ec);
         // Whatever is there now goes, unless a rename can replace it (a file or a link by
         // a file); a folder never can.
         const auto status = fs::symlink_status(was.path, ec);
@@ -142,21 +182,30 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
             problem = write_file_atomically(was.path, was.content);
         } else if (was.kind == GuardedFile::Kind::link) {
             fs::create_symlink(was.content, was.path, ec);
-            if (ec) problem = ec.message();
+            if (ec) {
+                problem = ec.message();
+            } else if (was.link_text &&
+                       read_whole_file(was.path, AT_FDCWD, max_settings_bytes) != was.link_text) {
+                // The file it leads to was changed (it may lie in the agent's writable state).
+                problem = write_file_atomically(fs::canonical(was.path, ec), *was.link_text);
+            }
         } else if (ec) {
             problem = ec.message();
         }
+        failed = failed || !problem.empty();
         lines.push_back(
             problem.empty()
                 ? fmt::format("{} was changed during an agent's run: put back (it names "
                               "programs the tool runs, unconfined, for whoever starts it next){}",
                               was.path.string(),
                               kept_note)
-                : fmt::format("{} was changed during an agent's run and could not be put back: "
-                              "{}",
+                : fmt::format("{} was changed during an agent's run and could not be put back "
+                              "({}); it is tried again after the next run{}",
                               was.path.string(),
-                              problem));
+                              problem,
+                              kept_note));
     }
+    owed_ = failed;
     return lines;
 }
 

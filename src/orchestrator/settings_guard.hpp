@@ -16,19 +16,20 @@
 namespace board::orchestrator {
 
 /// One guarded path as it was: absent, a regular file's text, or a symbolic link (guarded as
-/// the link it is, never through it).
+/// the link it is, and the text it leads to).
 struct GuardedFile {
     enum class Kind { absent, file, link };
     std::filesystem::path path;
     Kind kind = Kind::absent;
-    std::string content;  ///< the file's text, or the link's target as written
+    std::string content;                   ///< the file's text, or the link's target as written
+    std::optional<std::string> link_text;  ///< a link: the text of the file it leads to
     friend bool operator==(const GuardedFile&, const GuardedFile&) = default;
 };
 
 class SettingsGuard {
 public:
     /// `files`: the paths as the tools name them. `kept`: where the settings as they were are
-    /// kept while runs go on (a file in the board's private folder).
+    /// kept while runs go on (a file in the board's private folder); empty: in memory only.
     SettingsGuard(std::vector<std::filesystem::path> files, std::filesystem::path kept);
 
     /// Held by a confined run from before its launch to its end: the first one takes the
@@ -36,18 +37,23 @@ public:
     class Run {
     public:
         explicit Run(std::shared_ptr<SettingsGuard> guard);
+        /// Without put_back() first (an error cut the run short), the settings as they were
+        /// are kept, memory and disk, for the next put-back to use.
         ~Run();
         Run(const Run&) = delete;
         Run& operator=(const Run&) = delete;
 
+        /// Puts back every guarded path that is not as it was when the runs going now began,
+        /// keeping a changed file's text in `changed_dir` as `changed-<folder>-<name>`
+        /// (`changed-.claude-settings.json`). One line per
+        /// path put back (or that could not be: then the settings as they were are kept
+        /// until a later put-back succeeds).
+        std::vector<std::string> put_back(const std::filesystem::path& changed_dir);
+
     private:
         std::shared_ptr<SettingsGuard> guard_;
+        bool put_back_ = false;
     };
-
-    /// Puts back every guarded path that is not as it was when the runs going now began,
-    /// keeping a changed file's text in `changed_dir` as `changed-<name>`. One line per path
-    /// put back (or that could not be).
-    std::vector<std::string> put_back(const std::filesystem::path& changed_dir);
 
     /// At start, before any run: settings a daemon that died during a run had kept are put
     /// back, and the kept file removed. One line per path put back.
@@ -55,7 +61,7 @@ public:
 
 private:
     void begin();
-    void end();
+    void end(bool put_back);
     std::vector<std::string> put_back_locked(const std::vector<GuardedFile>& before,
                                              const std::filesystem::path& changed_dir);
 
@@ -64,6 +70,7 @@ private:
     std::mutex mutex_;
     int runs_ = 0;                     ///< confined runs holding a Run
     std::vector<GuardedFile> before_;  ///< as they were when the first of them began
+    bool owed_ = false;  ///< a put-back failed or never came: `before_` stays until one works
 };
 
 /// How `path` is now (a file over `max_bytes`, or one that cannot be read: nullopt).

@@ -1493,7 +1493,8 @@ echo '<promise>COMPLETE</promise>'
         return n.text.find("settings.json was changed during an agent's run: put back") !=
                std::string::npos;
     }));
-    CHECK(read_file(board.dir(id) / "runs" / "0001-research" / "changed-settings.json")
+    CHECK(read_file(board.dir(id) / "runs" / "0001-research" /
+                    ("changed-" + state.filename().string() + "-settings.json"))
               .find("SessionStart") != std::string::npos);
     fs::remove_all(state);
 }
