@@ -419,12 +419,7 @@ private:
             OwnWrites::Around put_back;
             put_back.before = [&] { *restored = restore_after_run(prepared); };
             app::Author interrupted = [=](const Ticket&) {
-                std::vector<Authored> batch;
-                for (const auto& line : *restored)
-                    batch.push_back({Actor{ActorKind::system, {}}, NoteAdded{line}});
-                batch.push_back(
-                    {Actor{ActorKind::system, {}}, RunInterrupted{run_id, "board-daemon stopped"}});
-                return batch;
+                return stopped_batch(run_id, *restored);
             };
             co_await writes_.commit_on_disk(id, std::move(interrupted), {}, true, true, put_back);
             co_return;

@@ -252,6 +252,14 @@ app::Author finishing(std::shared_ptr<const RunRecord> record, bool whole) {
     };
 }
 
+std::vector<Authored> stopped_batch(const std::string& run_id,
+                                    const std::vector<std::string>& put_back) {
+    std::vector<Authored> batch;
+    for (const auto& line : put_back) batch.push_back({board_actor(), NoteAdded{line}});
+    batch.push_back({board_actor(), RunInterrupted{run_id, "board-daemon stopped"}});
+    return batch;
+}
+
 std::vector<Authored> interrupted_batch(const Ticket& ticket,
                                         const RunRecord& record,
                                         std::string reason) {

@@ -67,6 +67,11 @@ std::vector<Authored> outcome_batch(const Ticket& ticket, const RunRecord& recor
 /// A run that ended without an outcome (the daemon stopped while it was in flight): the
 /// artifact it left when new or changed (the ticket's file already holds it), then
 /// `run-interrupted` with `reason`.
+/// A run the daemon's stop interrupted: a note for each thing put back after it, then
+/// `run-interrupted`.
+std::vector<Authored> stopped_batch(const std::string& run_id,
+                                    const std::vector<std::string>& put_back);
+
 std::vector<Authored> interrupted_batch(const Ticket& ticket,
                                         const RunRecord& record,
                                         std::string reason);
