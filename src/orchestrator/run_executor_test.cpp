@@ -6,6 +6,7 @@
 #include "orchestrator/run_folder.hpp"
 #include "orchestrator/settings_guard.hpp"
 #include "support/files.hpp"
+#include "support/temp_dir.hpp"
 
 #include <board/board_config.hpp>
 #include <board/sandbox.hpp>
@@ -160,9 +161,8 @@ TEST_CASE("a confined agent reads no terminal, and still reads and writes /dev/n
         WARN("this kernel has no Landlock: the sandbox is off here, nothing to test");
         return;
     }
-    const fs::path board = fs::temp_directory_path() / ("board-tty-" + std::to_string(::getpid()));
-    fs::create_directories(board);
-    const SharedConfinement shared = shared_confinement(board);
+    const board::testing::TempDir scratch{"board-tty-"};
+    const SharedConfinement shared = shared_confinement(scratch.path());
     const auto& hidden = shared.rules.hidden;
     CHECK(std::find(hidden.begin(), hidden.end(), fs::path{"/dev/pts"}) != hidden.end());
     // /dev/pts/ptmx is there wherever terminals are: it stands for a person's terminal.
@@ -176,15 +176,14 @@ TEST_CASE("a confined agent reads no terminal, and still reads and writes /dev/n
     }
     int status = 0;
     ::waitpid(pid, &status, 0);
-    fs::remove_all(board);
     REQUIRE(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("settings that name programs are put back after a run, the changed text kept",
           "[executor][sandbox]") {
-    const fs::path dir = fs::temp_directory_path() / ("board-guard-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
+    const board::testing::TempDir scratch{"board-guard-"};
+    const fs::path& dir = scratch.path();
     fs::create_directories(dir / "run");
     fs::create_directories(dir / "dotfiles");
     const fs::path settings = dir / "settings.json";
@@ -242,13 +241,12 @@ TEST_CASE("settings that name programs are put back after a run, the changed tex
     const std::string changed_name = "changed-" + dir.filename().string() + "-settings.json";
     CHECK(read_whole_file(dir / "changed" / changed_name) == hook);
     CHECK_FALSE(fs::exists(kept));
-    fs::remove_all(dir);
 }
 
 TEST_CASE("settings that could not be put back stay owed until a later run puts them back",
           "[executor][sandbox]") {
-    const fs::path dir = fs::temp_directory_path() / ("board-owed-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
+    const board::testing::TempDir scratch{"board-owed-"};
+    const fs::path& dir = scratch.path();
     fs::create_directories(dir / "tool");
     const fs::path settings = dir / "tool" / "settings.json";
     const fs::path kept = dir / "settings-before.json";
@@ -275,13 +273,12 @@ TEST_CASE("settings that could not be put back stay owed until a later run puts 
     }
     CHECK(read_whole_file(settings) == "{}\n");
     CHECK_FALSE(fs::exists(kept));
-    fs::remove_all(dir);
 }
 
 TEST_CASE("the tools' state folders are made before a first confined run, owner only",
           "[executor][sandbox]") {
-    const fs::path home = fs::temp_directory_path() / ("board-home-" + std::to_string(::getpid()));
-    fs::remove_all(home);
+    const board::testing::TempDir scratch{"board-home-"};
+    const fs::path& home = scratch.path();
     fs::create_directories(home / "board");
     const std::string saved = std::getenv("HOME") ? std::getenv("HOME") : "";
     ::setenv("HOME", home.c_str(), 1);
@@ -295,14 +292,12 @@ TEST_CASE("the tools' state folders are made before a first confined run, owner 
         CHECK(std::find(writable.begin(), writable.end(), fs::canonical(home / state)) !=
               writable.end());
     }
-    fs::remove_all(home);
 }
 
 TEST_CASE("a worktree's git folder is found even when its gitdir was rewritten, or relative",
           "[executor][sandbox]") {
-    const fs::path repo = fs::temp_directory_path() / ("board-wt-" + std::to_string(::getpid()));
-    fs::remove_all(repo);
-    fs::create_directories(repo);
+    const board::testing::TempDir scratch{"board-wt-"};
+    const fs::path& repo = scratch.path();
     const std::string git = "git -C '" + repo.string() + "' -c user.name=a -c user.email=a@x ";
     REQUIRE(std::system((git + "init -q -b main && " + git + "commit -q --allow-empty -m init && " +
                          git + "worktree add -q .board/worktrees/T-1 -b board/T-1 >/dev/null 2>&1")
@@ -322,5 +317,4 @@ TEST_CASE("a worktree's git folder is found even when its gitdir was rewritten, 
     CHECK_THAT(lines[0], Catch::Contains("gitdir was rewritten: put back"));
     CHECK(std::system(
               ("git -C '" + worktree.string() + "' status --short >/dev/null 2>&1").c_str()) == 0);
-    fs::remove_all(repo);
 }

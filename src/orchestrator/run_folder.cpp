@@ -124,19 +124,32 @@ SharedConfinement shared_confinement(const fs::path& board_root) {
     return shared;
 }
 
+namespace {
+
+/// The place a git link file names (`.git`'s `gitdir: X`, `gitdir`, `commondir`): its one line
+/// after `prefix`, relative to the file's own folder when relative (git 2.48's
+/// worktree.useRelativePaths), resolved. None when it is no regular file or names nothing.
+std::optional<fs::path> linked_path(const fs::path& file, std::string_view prefix) {
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::symlink_status(file, ec))) return std::nullopt;
+    const auto text = read_whole_file(file, AT_FDCWD, 4096);
+    if (!text || text->rfind(prefix, 0) != 0) return std::nullopt;
+    std::string named = text->substr(prefix.size());
+    while (!named.empty() && (named.back() == '\n' || named.back() == '\r')) named.pop_back();
+    if (named.empty()) return std::nullopt;
+    fs::path path{named};
+    if (path.is_relative()) path = file.parent_path() / path;
+    return resolved(path);
+}
+
+}  // namespace
+
 std::optional<fs::path> worktree_admin_dir(const fs::path& worktree, const fs::path& git_dir) {
     const fs::path dot_git = resolved(worktree / ".git");
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(git_dir / "worktrees", ec)) {
         if (!entry.is_directory(ec) || entry.is_symlink(ec)) continue;
-        auto named = read_whole_file(entry.path() / "gitdir", AT_FDCWD, 4096);
-        if (!named) continue;
-        while (!named->empty() && (named->back() == '\n' || named->back() == '\r'))
-            named->pop_back();
-        if (named->empty()) continue;
-        fs::path path{*named};
-        if (path.is_relative()) path = entry.path() / path;  // git's relative worktree paths
-        if (resolved(path) == dot_git) return resolved(entry.path());
+        if (linked_path(entry.path() / "gitdir", "") == dot_git) return resolved(entry.path());
     }
     // None names it: its own folder's `gitdir` may have been rewritten by the agent of a run
     // killed with the daemon. git names that folder after the worktree, which no agent can
@@ -149,19 +162,9 @@ std::optional<fs::path> worktree_admin_dir(const fs::path& worktree, const fs::p
 
 std::vector<std::string> restore_worktree_links(const fs::path& worktree, const fs::path& admin) {
     std::vector<std::string> restored;
-    // A link holds when its file is a regular file naming the right place (relative to the
-    // file's folder), however git spelled it.
+    // A link holds when it names the right place, however git spelled it.
     const auto points_to = [](const fs::path& file, std::string_view prefix, const fs::path& to) {
-        std::error_code ec;
-        if (!fs::is_regular_file(fs::symlink_status(file, ec))) return false;
-        auto text = read_whole_file(file, AT_FDCWD, 4096);
-        if (!text || text->rfind(prefix, 0) != 0) return false;
-        std::string named = text->substr(prefix.size());
-        while (!named.empty() && (named.back() == '\n' || named.back() == '\r')) named.pop_back();
-        if (named.empty()) return false;
-        fs::path path{named};
-        if (path.is_relative()) path = file.parent_path() / path;
-        return resolved(path) == resolved(to);
+        return linked_path(file, prefix) == resolved(to);
     };
     const auto put_back = [&](const fs::path& file, const std::string& text) {
         std::error_code ec;

@@ -1,5 +1,7 @@
 #include "orchestrator/strays.hpp"
 
+#include "support/files.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -115,18 +117,11 @@ std::vector<pid_t> children() {
 }  // namespace
 
 RunOfProcess run_of_process(pid_t pid) {
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/environ", static_cast<int>(pid));
-    std::FILE* file = std::fopen(path, "re");
-    if (!file) return {};
-    std::string text;
-    char buffer[4096];
-    // An environment is at most a few hundred kilobytes (ARG_MAX); a larger file is not read
-    // on past that.
-    for (std::size_t n;
-         text.size() < (1u << 20) && (n = std::fread(buffer, 1, sizeof buffer, file)) > 0;)
-        text.append(buffer, n);
-    std::fclose(file);
+    // An environment is at most a few hundred kilobytes (ARG_MAX).
+    const auto environ_text = read_whole_file(
+        "/proc/" + std::to_string(pid) + "/environ", AT_FDCWD, std::size_t{1} << 20);
+    if (!environ_text) return {};
+    const std::string& text = *environ_text;
     RunOfProcess found;
     for (std::size_t at = 0; at < text.size();) {
         const auto end = std::min(text.find('\0', at), text.size());
