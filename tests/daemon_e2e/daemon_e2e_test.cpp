@@ -1,6 +1,7 @@
 // board-daemon end to end: real processes (daemon, CLI, fake agent) on temporary boards.
 
 #include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 
 #include <board/app.hpp>
 #include <board/codec.hpp>
@@ -162,6 +163,24 @@ struct TestBoard {
                    yaml.substr(0, at) + "/bin/bash, " + (root / "agent.sh").string() +
                        yaml.substr(at + fake.size()));
     }
+};
+
+/// Claude Code's state for the agents of a test: a scratch folder named by CLAUDE_CONFIG_DIR
+/// while this lives (the daemon and its agents inherit it), never the machine's ~/.claude.
+struct ClaudeState {
+    board::testing::TempDir scratch{"board-e2e-claude-"};
+
+    explicit ClaudeState(const std::string& settings) {
+        write_file(path() / "settings.json", settings);
+        ::setenv("CLAUDE_CONFIG_DIR", path().c_str(), 1);
+    }
+
+    ~ClaudeState() { ::unsetenv("CLAUDE_CONFIG_DIR"); }
+
+    ClaudeState(const ClaudeState&) = delete;
+    ClaudeState& operator=(const ClaudeState&) = delete;
+
+    const fs::path& path() const { return scratch.path(); }
 };
 
 template <class T>
@@ -1469,12 +1488,8 @@ TEST_CASE("a hook a confined agent writes into its tool's settings is put back a
     BoardOptions o;
     o.sandbox = "landlock";
     TestBoard board("settings", o);
-    // The tool's state lives where CLAUDE_CONFIG_DIR says, here a scratch folder: never the
-    // machine's own ~/.claude.
-    const fs::path state = board.root.parent_path() / (board.root.filename().string() + "-claude");
-    fs::create_directories(state);
-    write_file(state / "settings.json", "{\"theme\": \"dark\"}\n");
-    ::setenv("CLAUDE_CONFIG_DIR", state.c_str(), 1);
+    const ClaudeState claude{"{\"theme\": \"dark\"}\n"};
+    const fs::path& state = claude.path();
     board.use_bash_agent(R"sh(#!/bin/bash
 printf '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch /tmp/hook-ran"}]}]}}' > "$CLAUDE_CONFIG_DIR/settings.json" && echo settings=written
 printf -- '---\nstatus: complete\nsummary: done\n---\ndone\n' > "$BOARD_ARTIFACT"
@@ -1482,7 +1497,6 @@ echo '<promise>COMPLETE</promise>'
 )sh");
     const std::string id = board.create("look around");
     const int code = board.daemon();
-    ::unsetenv("CLAUDE_CONFIG_DIR");
     REQUIRE(code == 0);
     const std::string output = read_file(board.dir(id) / "runs" / "0001-research.log");
     INFO(output);
@@ -1496,7 +1510,6 @@ echo '<promise>COMPLETE</promise>'
     CHECK(read_file(board.dir(id) / "runs" / "0001-research" /
                     ("changed-" + state.filename().string() + "-settings.json"))
               .find("SessionStart") != std::string::npos);
-    fs::remove_all(state);
 }
 
 TEST_CASE("the settings are put back when the daemon is stopped during the agent's run") {
@@ -1507,10 +1520,8 @@ TEST_CASE("the settings are put back when the daemon is stopped during the agent
     BoardOptions o;
     o.sandbox = "landlock";
     TestBoard board("settings-stop", o);
-    const fs::path state = board.root.parent_path() / (board.root.filename().string() + "-claude");
-    fs::create_directories(state);
-    write_file(state / "settings.json", "{}\n");
-    ::setenv("CLAUDE_CONFIG_DIR", state.c_str(), 1);
+    const ClaudeState claude{"{}\n"};
+    const fs::path& state = claude.path();
     // The agent plants a hook, then waits to be stopped (an agent that stops the daemon to
     // end its own run early looks the same to the daemon).
     board.use_bash_agent(R"sh(#!/bin/bash
@@ -1524,7 +1535,6 @@ exec sleep 60
     });
     ::kill(daemon.pid, SIGTERM);
     const int code = daemon.wait(60s);
-    ::unsetenv("CLAUDE_CONFIG_DIR");
     REQUIRE(planted);
     CHECK(code == 0);
     CHECK(read_file(state / "settings.json") == "{}\n");
@@ -1534,7 +1544,6 @@ exec sleep 60
         return n.text.find("put back") != std::string::npos;
     }));
     CHECK_FALSE(fs::exists(board.root / ".board" / "settings-before.json"));
-    fs::remove_all(state);
 }
 
 TEST_CASE("kill -9 while an agent runs: the next daemon gets its HTTP port, 40 times of 40") {
