@@ -112,12 +112,8 @@ public:
             run_context_.confinement = shared_confinement(options_.board_root);
             run_context_.reading_rules =
                 std::make_shared<KeptReadingRules>(run_context_.confinement.rules.hidden);
-            // Kept on disk while runs go on; where the private folder cannot be had, in
-            // memory only (a daemon killed during a run then leaves nothing to put back).
-            const auto private_dir = private_folder(options_.board_root);
             run_context_.settings = std::make_shared<SettingsGuard>(
-                run_context_.confinement.guarded,
-                private_dir ? private_dir.value() / "settings-before.json" : fs::path{});
+                run_context_.confinement.guarded, settings_kept_file(options_.board_root));
         }
         run_context_.executor = io_.get_executor();
         run_context_.disk = disk_.get_executor();
@@ -506,6 +502,7 @@ private:
                 shipments_.start_owed(
                     [this](const std::string& id) { return known_.all().at(id).ticket; });
             }
+            if (running_.empty() && run_context_.settings) run_context_.settings->settle();
             if (reporter_.live()) reporter_.board(known_.snapshot(*live_, config_.policy));
             if (running_.empty() && !shipments_.busy() && !watcher_.has_changed()) {
                 if (stopping_) break;

@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <filesystem>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -222,7 +223,9 @@ TEST_CASE("settings that name programs are put back after a run, the changed tex
                               ("changed-" + dir.filename().string() + "-settings.json")) == hook);
         CHECK(first.put_back(dir / "run").empty());  // as it was: nothing to say
     }
-    CHECK_FALSE(fs::exists(kept));  // the last run let go
+    CHECK(fs::exists(kept));  // kept until the daemon has no run going
+    guard->settle();
+    CHECK_FALSE(fs::exists(kept));
 
     // A daemon killed during a run: the next one puts back what the kept file says.
     {
@@ -272,7 +275,65 @@ TEST_CASE("settings that could not be put back stay owed until a later run puts 
         CHECK_THAT(lines[0], Catch::Contains("put back"));
     }
     CHECK(read_whole_file(settings) == "{}\n");
+    guard->settle();
     CHECK_FALSE(fs::exists(kept));
+}
+
+TEST_CASE("runs one after another keep one baseline; a person's change between runs is taken",
+          "[executor][sandbox]") {
+    const board::testing::TempDir scratch{"board-baseline-"};
+    const fs::path& dir = scratch.path();
+    const fs::path settings = dir / "settings.json";
+    write_file_atomically(settings, "{}\n");
+    const fs::path kept = settings_kept_file(dir);
+    REQUIRE(kept == dir / ".board" / "guard" / "settings-before.json");
+    CHECK((fs::status(kept.parent_path()).permissions() & fs::perms::all) == fs::perms::owner_all);
+    const auto inode = [](const fs::path& p) {
+        struct stat st {};
+        return ::stat(p.c_str(), &st) == 0 ? st.st_ino : ino_t{0};
+    };
+    const auto listing_of_board = [&] {
+        struct stat st {};
+        ::stat((dir / ".board").c_str(), &st);
+        return std::pair{st.st_mtim.tv_sec, st.st_mtim.tv_nsec};
+    };
+    auto guard = std::make_shared<SettingsGuard>(std::vector<fs::path>{settings}, kept);
+    const auto board_before = listing_of_board();
+    const auto run_through = [&] {
+        SettingsGuard::Run run{guard};
+        CHECK(run.put_back(dir / "run").empty());
+    };
+    run_through();
+    const ino_t taken = inode(kept);
+    REQUIRE(taken != 0);
+    run_through();
+    CHECK(inode(kept) == taken);  // the same settings: not written again
+    // The agents' reading rules list `.board` (it holds the page's token): runs leave it be.
+    CHECK(listing_of_board() == board_before);
+
+    // A person changes the settings between runs: the next run's baseline is theirs.
+    write_file_atomically(settings, "{\"theme\":\"light\"}\n");
+    {
+        SettingsGuard::Run third{guard};
+        CHECK(inode(kept) != taken);
+        write_file_atomically(settings, R"({"hooks":{}})");
+        CHECK(third.put_back(dir / "run").size() == 1);
+    }
+    CHECK(read_whole_file(settings) == "{\"theme\":\"light\"}\n");
+    {
+        SettingsGuard::Run going{guard};
+        guard->settle();  // a run holds it: nothing is forgotten
+        CHECK(fs::exists(kept));
+        (void)going.put_back(dir / "run");
+    }
+    guard->settle();
+    CHECK_FALSE(fs::exists(kept));
+
+    // A file an older daemon kept directly in `.board/` is taken where it is kept now.
+    write_file_atomically(dir / ".board" / "settings-before.json", "[]\n");
+    CHECK(settings_kept_file(dir) == kept);
+    CHECK(read_whole_file(kept) == "[]\n");
+    CHECK_FALSE(fs::exists(dir / ".board" / "settings-before.json"));
 }
 
 TEST_CASE("the tools' state folders are made before a first confined run, owner only",

@@ -2,6 +2,8 @@
 
 #include "support/files.hpp"
 
+#include <board/board_dir.hpp>
+
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
@@ -81,6 +83,20 @@ std::optional<GuardedFile> guarded_state(const fs::path& path) {
     return state;
 }
 
+fs::path settings_kept_file(const fs::path& board_root) {
+    const auto private_dir = private_folder(board_root);
+    if (!private_dir) return {};
+    const fs::path guard_dir = private_dir.value() / "guard";
+    std::error_code ec;
+    if (fs::create_directory(guard_dir, ec)) fs::permissions(guard_dir, fs::perms::owner_all, ec);
+    if (!fs::is_directory(fs::symlink_status(guard_dir, ec))) return {};
+    const fs::path kept = guard_dir / "settings-before.json";
+    const fs::path older = private_dir.value() / "settings-before.json";
+    if (fs::exists(fs::symlink_status(older, ec)) && !fs::exists(fs::symlink_status(kept, ec)))
+        fs::rename(older, kept, ec);
+    return kept;
+}
+
 SettingsGuard::SettingsGuard(std::vector<fs::path> files, fs::path kept)
     : files_(std::move(files))
     , kept_(std::move(kept)) {}
@@ -103,9 +119,14 @@ std::vector<std::string> SettingsGuard::Run::put_back(const fs::path& changed_di
 void SettingsGuard::begin() {
     const std::lock_guard lock{mutex_};
     if (runs_++ > 0 || owed_) return;  // owed: the settings as they were are still these
-    before_.clear();
+    std::vector<GuardedFile> now;
     for (const auto& path : files_)
-        if (auto state = guarded_state(path)) before_.push_back(std::move(*state));
+        if (auto state = guarded_state(path)) now.push_back(std::move(*state));
+    // Runs one after another with the settings unchanged keep the one baseline already on
+    // disk: no write and sync per run.
+    if (held_ && now == before_) return;
+    before_ = std::move(now);
+    held_ = true;
     // Kept on disk before the agent starts, so a daemon killed during the run leaves them to
     // the next one (recover).
     if (!kept_.empty()) write_file_atomically(kept_, encode(before_));
@@ -114,8 +135,14 @@ void SettingsGuard::begin() {
 void SettingsGuard::end(bool put_back) {
     const std::lock_guard lock{mutex_};
     if (!put_back) owed_ = true;
-    if (--runs_ > 0 || owed_) return;
+    --runs_;
+}
+
+void SettingsGuard::settle() {
+    const std::lock_guard lock{mutex_};
+    if (runs_ > 0 || owed_ || !held_) return;
     before_.clear();
+    held_ = false;
     std::error_code ec;
     if (!kept_.empty()) fs::remove(kept_, ec);
 }
@@ -133,6 +160,7 @@ std::vector<std::string> SettingsGuard::recover(const fs::path& changed_dir) {
     auto lines = put_back_locked(before, changed_dir);
     if (owed_) {
         before_ = std::move(before);  // still not put back: the next run's end tries again
+        held_ = true;
         return lines;
     }
     std::error_code ec;

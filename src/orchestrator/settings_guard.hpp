@@ -33,7 +33,7 @@ public:
     SettingsGuard(std::vector<std::filesystem::path> files, std::filesystem::path kept);
 
     /// Held by a confined run from before its launch to its end: the first one takes the
-    /// settings as they are, the last one to let go forgets them.
+    /// settings as they are; they are forgotten at settle().
     class Run {
     public:
         explicit Run(std::shared_ptr<SettingsGuard> guard);
@@ -59,6 +59,13 @@ public:
     /// back, and the kept file removed. One line per path put back.
     std::vector<std::string> recover(const std::filesystem::path& changed_dir);
 
+    /// Called when no run is going (and none is about to start): the settings as they were
+    /// are forgotten, memory and disk, so that a daemon that dies while idle leaves nothing
+    /// to put back over a person's later edits. Until then a run that begins with the
+    /// settings unchanged keeps the baseline as it is; one that finds them changed takes
+    /// them afresh. Nothing while a put-back is owed.
+    void settle();
+
 private:
     void begin();
     void end(bool put_back);
@@ -70,8 +77,17 @@ private:
     std::mutex mutex_;
     int runs_ = 0;                     ///< confined runs holding a Run
     std::vector<GuardedFile> before_;  ///< as they were when the first of them began
+    bool held_ = false;                ///< `before_` is a baseline, kept on disk, not settled
     bool owed_ = false;  ///< a put-back failed or never came: `before_` stays until one works
 };
+
+/// Where the settings as they were are kept while runs go on: `.board/guard/`, made if need
+/// be. A folder of its own because the agents' reading rules list `.board`'s entries one by
+/// one (it holds the page's token) and are made again whenever that listing changes; a file
+/// written and removed there at every run would remake them at every run. A file an older
+/// daemon kept directly in `.board/` is moved here. Empty when the private folder cannot be
+/// had (the settings are then kept in memory only).
+std::filesystem::path settings_kept_file(const std::filesystem::path& board_root);
 
 /// How `path` is now (a file over `max_bytes`, or one that cannot be read: nullopt).
 std::optional<GuardedFile> guarded_state(const std::filesystem::path& path);

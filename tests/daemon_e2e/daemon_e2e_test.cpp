@@ -1543,7 +1543,7 @@ exec sleep 60
     CHECK(std::any_of(notes.begin(), notes.end(), [](const auto& n) {
         return n.text.find("put back") != std::string::npos;
     }));
-    CHECK_FALSE(fs::exists(board.root / ".board" / "settings-before.json"));
+    CHECK_FALSE(fs::exists(board.root / ".board" / "guard" / "settings-before.json"));
 }
 
 TEST_CASE("kill -9 while an agent runs: the next daemon gets its HTTP port, 40 times of 40") {
