@@ -399,7 +399,7 @@ asio::awaitable<void> HttpServer::Impl::session(std::shared_ptr<Impl> /*alive*/,
             if (events)
                 co_await serve_events(stream, req, *target);
             else
-                co_await serve_run_output(stream, seg[2], seg[4]);
+                co_await serve_run_output(stream, seg[2], seg[4], req["Last-Event-ID"]);
             break;
         }
         const bool diff_read =

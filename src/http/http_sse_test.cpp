@@ -436,6 +436,74 @@ TEST_CASE("a run's output streams from a bounded backlog, live, and ends with th
     CHECK(end.at("signal") == "BLOCKED");
 }
 
+TEST_CASE("a run's output stream resumes where a reconnecting client left off, nothing twice",
+          "[http][runs]") {
+    TempBoard board;
+    const auto id = board.create("Resume it");
+    const auto runs = start_research_run(board, id);
+    const auto log = runs / (run_file_stem("0001", Status::research) + ".log");
+    std::ofstream(log) << "one\ntwo\n";
+    auto options = options_for(board);
+    options.run_poll = std::chrono::milliseconds(10);
+    Running server(options);
+    const std::string target = "/api/tickets/" + id + "/runs/0001/stream";
+    const auto text_of = [](const std::vector<Frame>& frames) {
+        std::string text;
+        for (const auto& f : frames)
+            if (f.event == "output")
+                text += json::value_to<std::string>(json::parse(f.data).at("text"));
+        return text;
+    };
+
+    // The first connection reads what was printed, then the connection drops.
+    asio::io_context io;
+    SseClient first;
+    asio::co_spawn(io,
+                   first.run(server.port(),
+                             target,
+                             "",
+                             [&](const auto& frames) {
+                                 return text_of(frames).find("two\n") != std::string::npos;
+                             }),
+                   asio::detached);
+    io.run_for(std::chrono::seconds(30));
+    REQUIRE(first.error.empty());
+    REQUIRE(text_of(first.frames) == "one\ntwo\n");
+    const std::string left_at = first.frames.back().id;
+    CHECK(left_at == "8");  // the bytes of the log its text reaches
+
+    // The agent prints more while the client is away; it comes back with its last id.
+    std::ofstream(log, std::ios::app) << "three\n";
+    SseClient again;
+    asio::io_context io2;
+    asio::co_spawn(io2,
+                   again.run(server.port(),
+                             target,
+                             left_at,
+                             [&](const auto& frames) {
+                                 return text_of(frames).find("three\n") != std::string::npos;
+                             }),
+                   asio::detached);
+    io2.run_for(std::chrono::seconds(30));
+    REQUIRE(again.error.empty());
+    CHECK(text_of(again.frames) == "three\n");
+
+    // An id that is no offset of this log (another run's, a stale page's): the backlog again.
+    SseClient stranger;
+    asio::io_context io3;
+    asio::co_spawn(io3,
+                   stranger.run(server.port(),
+                                target,
+                                "999999",
+                                [&](const auto& frames) {
+                                    return text_of(frames).find("three\n") != std::string::npos;
+                                }),
+                   asio::detached);
+    io3.run_for(std::chrono::seconds(30));
+    REQUIRE(stranger.error.empty());
+    CHECK(text_of(stranger.frames) == "one\ntwo\nthree\n");
+}
+
 TEST_CASE("a live stream whose client stopped reading is closed, and its slot comes free",
           "[http][runs]") {
     TempBoard board;

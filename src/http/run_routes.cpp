@@ -6,6 +6,7 @@
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
 
+#include <charconv>
 #include <fstream>
 
 namespace board::http {
@@ -135,7 +136,8 @@ using namespace boost::asio::experimental::awaitable_operators;
 
 asio::awaitable<void> HttpServer::Impl::serve_run_output(beast::tcp_stream& stream,
                                                          const std::string& id,
-                                                         const std::string& run) {
+                                                         const std::string& run,
+                                                         std::string_view last_event_id) {
     auto& socket = stream.socket();
     Response refusal;
     auto found = is_valid_ticket_id(id) ? find_run(id, run, refusal) : std::nullopt;
@@ -151,18 +153,25 @@ asio::awaitable<void> HttpServer::Impl::serve_run_output(beast::tcp_stream& stre
         "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
         "X-Accel-Buffering: no\r\nConnection: close\r\n\r\n";
     const fs::path file = found->log_file;
-    // The backlog: the last part of what was printed, from a line start.
+    // Each frame's id is how far into the run's log its text reaches: a client that
+    // reconnects with it (Last-Event-ID) resumes there, with nothing sent twice. Otherwise
+    // the backlog: the last part of what was printed, from a line start.
     std::uint64_t offset = 0;
-    {
-        std::error_code ec;
-        const auto size = fs::file_size(file, ec);
-        if (!ec && size > options.run_backlog) {
-            offset = size - options.run_backlog;
-            auto head = read_piece(file, offset, options.run_backlog);
-            const auto nl = head.text.find('\n');
-            offset += nl == std::string::npos ? 0 : nl + 1;
-            out += sse_frame({}, json::serialize(json::object{{"skipped", offset}}), "skipped");
-        }
+    std::error_code size_error;
+    const auto size = fs::file_size(file, size_error);
+    std::uint64_t resume = 0;
+    const auto* id_end = last_event_id.data() + last_event_id.size();
+    const bool resuming = !last_event_id.empty() && !size_error &&
+                          std::from_chars(last_event_id.data(), id_end, resume).ptr == id_end &&
+                          resume <= size;
+    if (resuming) {
+        offset = resume;
+    } else if (!size_error && size > options.run_backlog) {
+        offset = size - options.run_backlog;
+        auto head = read_piece(file, offset, options.run_backlog);
+        const auto nl = head.text.find('\n');
+        offset += nl == std::string::npos ? 0 : nl + 1;
+        out += sse_frame({}, json::serialize(json::object{{"skipped", offset}}), "skipped");
     }
     std::string carried;  // printed, not yet sent: the rest of a line
     asio::steady_timer tick(io);
@@ -188,11 +197,12 @@ asio::awaitable<void> HttpServer::Impl::serve_run_output(beast::tcp_stream& stre
             if (n > 0) {
                 std::string data;
                 codec_detail::append_json_string(data, std::string_view{carried}.substr(0, n));
-                out += sse_frame({}, "{\"text\":" + data + "}", "output");
                 carried.erase(0, n);
+                out += sse_frame(
+                    std::to_string(offset - carried.size()), "{\"text\":" + data + "}", "output");
             }
             if (last) {
-                out += sse_frame({}, app::runs_json({*found}), "end");
+                out += sse_frame(std::to_string(offset), app::runs_json({*found}), "end");
             }
             if (!out.empty()) {
                 if (!co_await write_in_time(socket, out)) co_return;

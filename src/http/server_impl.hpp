@@ -215,9 +215,12 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
 
     /// What the run prints, as Server-Sent Events: `output` events (`{"text"}`) from a bounded
     /// backlog on, then one `end` (the run as `board runs --json` gives it) when it is over.
+    /// Each event's id is the byte offset in the run's log its text reaches; a reconnect that
+    /// sends one back (`last_event_id`, at most the log's size) resumes there instead.
     asio::awaitable<void> serve_run_output(beast::tcp_stream& stream,
                                            const std::string& id,
-                                           const std::string& run);
+                                           const std::string& run,
+                                           std::string_view last_event_id);
 
     /// Last, so it is joined first: a read still running only holds copies of what it reads.
     asio::thread_pool slow_reads{1};
