@@ -132,6 +132,11 @@ std::filesystem::path start_research_run(const TempBoard& board, const std::stri
     return runs;
 }
 
+/// Starts run 0001 on `id` as start_research_run does and returns the file its output goes to.
+std::filesystem::path research_run_log(const TempBoard& board, const std::string& id) {
+    return start_research_run(board, id) / (run_file_stem("0001", Status::research) + ".log");
+}
+
 std::size_t count_events(const std::vector<Frame>& frames) {
     return static_cast<std::size_t>(std::count_if(
         frames.begin(), frames.end(), [](const Frame& f) { return f.event.empty(); }));
@@ -383,8 +388,7 @@ TEST_CASE("a run's output streams from a bounded backlog, live, and ends with th
           "[http][runs]") {
     TempBoard board;
     const auto id = board.create("Stream it");
-    const auto runs = start_research_run(board, id);
-    const auto log = runs / (run_file_stem("0001", Status::research) + ".log");
+    const auto log = research_run_log(board, id);
     // Older than the backlog: only its last kilobyte, from a line start, is sent.
     std::ofstream(log) << std::string(100'000, 'x') << "\n"
                        << std::string(2000, 'y') << "\n"
@@ -440,13 +444,11 @@ TEST_CASE("a run's output stream resumes where a reconnecting client left off, n
           "[http][runs]") {
     TempBoard board;
     const auto id = board.create("Resume it");
-    const auto runs = start_research_run(board, id);
-    const auto log = runs / (run_file_stem("0001", Status::research) + ".log");
+    const auto log = research_run_log(board, id);
     std::ofstream(log) << "one\ntwo\n";
     auto options = options_for(board);
     options.run_poll = std::chrono::milliseconds(10);
     Running server(options);
-    const std::string target = "/api/tickets/" + id + "/runs/0001/stream";
     const auto text_of = [](const std::vector<Frame>& frames) {
         std::string text;
         for (const auto& f : frames)
@@ -454,54 +456,32 @@ TEST_CASE("a run's output stream resumes where a reconnecting client left off, n
                 text += json::value_to<std::string>(json::parse(f.data).at("text"));
         return text;
     };
+    // One connection, sending `last_id`, read until `until` has come; then it drops.
+    const auto read_until = [&](const std::string& last_id, const std::string& until) {
+        asio::io_context io;
+        SseClient client;
+        asio::co_spawn(io,
+                       client.run(server.port(),
+                                  "/api/tickets/" + id + "/runs/0001/stream",
+                                  last_id,
+                                  [&](const auto& frames) {
+                                      return text_of(frames).find(until) != std::string::npos;
+                                  }),
+                       asio::detached);
+        io.run_for(std::chrono::seconds(30));
+        REQUIRE(client.error.empty());
+        return client.frames;
+    };
 
-    // The first connection reads what was printed, then the connection drops.
-    asio::io_context io;
-    SseClient first;
-    asio::co_spawn(io,
-                   first.run(server.port(),
-                             target,
-                             "",
-                             [&](const auto& frames) {
-                                 return text_of(frames).find("two\n") != std::string::npos;
-                             }),
-                   asio::detached);
-    io.run_for(std::chrono::seconds(30));
-    REQUIRE(first.error.empty());
-    REQUIRE(text_of(first.frames) == "one\ntwo\n");
-    const std::string left_at = first.frames.back().id;
+    const auto first = read_until("", "two\n");
+    REQUIRE(text_of(first) == "one\ntwo\n");
+    const std::string left_at = first.back().id;
     CHECK(left_at == "8");  // the bytes of the log its text reaches
-
     // The agent prints more while the client is away; it comes back with its last id.
     std::ofstream(log, std::ios::app) << "three\n";
-    SseClient again;
-    asio::io_context io2;
-    asio::co_spawn(io2,
-                   again.run(server.port(),
-                             target,
-                             left_at,
-                             [&](const auto& frames) {
-                                 return text_of(frames).find("three\n") != std::string::npos;
-                             }),
-                   asio::detached);
-    io2.run_for(std::chrono::seconds(30));
-    REQUIRE(again.error.empty());
-    CHECK(text_of(again.frames) == "three\n");
-
+    CHECK(text_of(read_until(left_at, "three\n")) == "three\n");
     // An id that is no offset of this log (another run's, a stale page's): the backlog again.
-    SseClient stranger;
-    asio::io_context io3;
-    asio::co_spawn(io3,
-                   stranger.run(server.port(),
-                                target,
-                                "999999",
-                                [&](const auto& frames) {
-                                    return text_of(frames).find("three\n") != std::string::npos;
-                                }),
-                   asio::detached);
-    io3.run_for(std::chrono::seconds(30));
-    REQUIRE(stranger.error.empty());
-    CHECK(text_of(stranger.frames) == "one\ntwo\nthree\n");
+    CHECK(text_of(read_until("999999", "three\n")) == "one\ntwo\nthree\n");
 }
 
 TEST_CASE("a live stream whose client stopped reading is closed, and its slot comes free",
