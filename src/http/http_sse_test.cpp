@@ -448,6 +448,7 @@ TEST_CASE("a run's output stream resumes where a reconnecting client left off, n
     std::ofstream(log) << "one\ntwo\n";
     auto options = options_for(board);
     options.run_poll = std::chrono::milliseconds(10);
+    options.run_backlog = 8;  // "one\ntwo\n" whole; of "one\ntwo\nthree\n" the last line
     Running server(options);
     const auto text_of = [](const std::vector<Frame>& frames) {
         std::string text;
@@ -480,8 +481,14 @@ TEST_CASE("a run's output stream resumes where a reconnecting client left off, n
     // The agent prints more while the client is away; it comes back with its last id.
     std::ofstream(log, std::ios::app) << "three\n";
     CHECK(text_of(read_until(left_at, "three\n")) == "three\n");
-    // An id that is no offset of this log (another run's, a stale page's): the backlog again.
-    CHECK(text_of(read_until("999999", "three\n")) == "one\ntwo\nthree\n");
+    // An id that is no offset of this log (another run's, a stale page's, too big a number):
+    // the backlog, as for a new stream.
+    for (const std::string stranger : {"999999", "99999999999999999999999", "-1"}) {
+        CAPTURE(stranger);
+        const auto frames = read_until(stranger, "three\n");
+        CHECK(frames.front().event == "skipped");
+        CHECK(text_of(frames) == "three\n");
+    }
 }
 
 TEST_CASE("a live stream whose client stopped reading is closed, and its slot comes free",

@@ -161,9 +161,9 @@ asio::awaitable<void> HttpServer::Impl::serve_run_output(beast::tcp_stream& stre
     const auto size = fs::file_size(file, size_error);
     std::uint64_t resume = 0;
     const auto* id_end = last_event_id.data() + last_event_id.size();
-    const bool resuming = !last_event_id.empty() && !size_error &&
-                          std::from_chars(last_event_id.data(), id_end, resume).ptr == id_end &&
-                          resume <= size;
+    const auto [parsed_to, parse_error] = std::from_chars(last_event_id.data(), id_end, resume);
+    const bool resuming = !last_event_id.empty() && !size_error && parsed_to == id_end &&
+                          parse_error == std::errc{} && resume <= size;
     if (resuming) {
         offset = resume;
     } else if (!size_error && size > options.run_backlog) {

@@ -18,7 +18,8 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::size_t max_settings_bytes = 1u << 20;
+// Claude Code's `.claude.json` keeps every project's history: it can grow to megabytes.
+constexpr std::size_t max_settings_bytes = 16u << 20;
 
 std::string_view kind_name(GuardedFile::Kind kind) {
     return kind == GuardedFile::Kind::file   ? "file"
@@ -62,6 +63,74 @@ std::vector<GuardedFile> decode(const std::string& text) {
     return files;
 }
 
+/// Claude Code's `.claude.json` is mostly the tool's own state, rewritten as it runs (counts,
+/// tips, each project's history); of it only the MCP servers name programs, which it starts
+/// for whoever runs it next. So only those members are guarded: `mcpServers`, and each
+/// project's.
+bool guards_members(const fs::path& path) {
+    return path.filename() == ".claude.json";
+}
+
+/// The members of `file` that name programs; an absent file has none. nullopt: its text is
+/// no JSON object (or it is a link), so it can only be guarded whole.
+std::optional<json::object> program_members(const GuardedFile& file) {
+    json::object members;
+    if (file.kind == GuardedFile::Kind::absent) return members;
+    if (file.kind != GuardedFile::Kind::file) return std::nullopt;
+    boost::system::error_code ec;
+    const auto value = json::parse(file.content, ec);
+    if (ec || !value.is_object()) return std::nullopt;
+    const auto& doc = value.get_object();
+    if (const auto* servers = doc.if_contains("mcpServers")) members["mcpServers"] = *servers;
+    if (const auto* projects = doc.if_contains("projects"); projects && projects->is_object()) {
+        json::object each;
+        for (const auto& [dir, project] : projects->get_object()) {
+            const auto* p = project.if_object();
+            if (p && p->contains("mcpServers"))
+                each[dir] = json::object{{"mcpServers", p->at("mcpServers")}};
+        }
+        if (!each.empty()) members["projects"] = std::move(each);
+    }
+    return members;
+}
+
+/// Whether `now` is as `was` as far as the guard is concerned.
+bool same_state(const GuardedFile& now, const GuardedFile& was) {
+    if (now == was) return true;
+    if (!guards_members(was.path)) return false;
+    const auto now_members = program_members(now);
+    const auto was_members = program_members(was);
+    return now_members && was_members && *now_members == *was_members;
+}
+
+/// `now`'s text with its program-naming members as `was` had them (the rest, the tool's own
+/// state, as it is now). nullopt: not a members-guarded file, or `now` is no JSON object.
+std::optional<std::string> with_members_of(const GuardedFile& was, const GuardedFile& now) {
+    if (!guards_members(was.path)) return std::nullopt;
+    const auto members = program_members(was);
+    if (!members || now.kind != GuardedFile::Kind::file) return std::nullopt;
+    boost::system::error_code ec;
+    auto value = json::parse(now.content, ec);
+    if (ec || !value.is_object()) return std::nullopt;
+    auto& doc = value.get_object();
+    doc.erase("mcpServers");
+    if (auto* projects = doc.if_contains("projects"); projects && projects->is_object()) {
+        for (auto& [dir, project] : projects->get_object())
+            if (auto* p = project.if_object()) p->erase("mcpServers");
+    }
+    if (const auto* servers = members->if_contains("mcpServers")) doc["mcpServers"] = *servers;
+    if (const auto* each = members->if_contains("projects")) {
+        auto& projects = doc["projects"];
+        if (!projects.is_object()) projects = json::object{};
+        for (const auto& [dir, project] : each->get_object()) {
+            auto& into = projects.get_object()[dir];
+            if (!into.is_object()) into = json::object{};
+            into.get_object()["mcpServers"] = project.get_object().at("mcpServers");
+        }
+    }
+    return json::serialize(doc) + "\n";
+}
+
 }  // namespace
 
 std::optional<GuardedFile> guarded_state(const fs::path& path) {
@@ -90,11 +159,7 @@ fs::path settings_kept_file(const fs::path& board_root) {
     std::error_code ec;
     if (fs::create_directory(guard_dir, ec)) fs::permissions(guard_dir, fs::perms::owner_all, ec);
     if (!fs::is_directory(fs::symlink_status(guard_dir, ec))) return {};
-    const fs::path kept = guard_dir / "settings-before.json";
-    const fs::path older = private_dir.value() / "settings-before.json";
-    if (fs::exists(fs::symlink_status(older, ec)) && !fs::exists(fs::symlink_status(kept, ec)))
-        fs::rename(older, kept, ec);
-    return kept;
+    return guard_dir / "settings-before.json";
 }
 
 SettingsGuard::SettingsGuard(std::vector<fs::path> files, fs::path kept)
@@ -124,12 +189,14 @@ void SettingsGuard::begin() {
         if (auto state = guarded_state(path)) now.push_back(std::move(*state));
     // Runs one after another with the settings unchanged keep the one baseline already on
     // disk: no write and sync per run.
-    if (held_ && now == before_) return;
+    if (held_ && on_disk_ &&
+        std::equal(now.begin(), now.end(), before_.begin(), before_.end(), same_state))
+        return;
     before_ = std::move(now);
     held_ = true;
     // Kept on disk before the agent starts, so a daemon killed during the run leaves them to
-    // the next one (recover).
-    if (!kept_.empty()) write_file_atomically(kept_, encode(before_));
+    // the next one (recover). A write that failed is tried again by the next run.
+    on_disk_ = kept_.empty() || write_file_atomically(kept_, encode(before_)).empty();
 }
 
 void SettingsGuard::end(bool put_back) {
@@ -141,15 +208,29 @@ void SettingsGuard::end(bool put_back) {
 void SettingsGuard::settle() {
     const std::lock_guard lock{mutex_};
     if (runs_ > 0 || owed_ || !held_) return;
+    std::error_code ec;
+    // A kept file that stays would be put back over a person's later edits: held until gone.
+    if (!kept_.empty() && !fs::remove(kept_, ec) && ec) return;
     before_.clear();
     held_ = false;
-    std::error_code ec;
-    if (!kept_.empty()) fs::remove(kept_, ec);
 }
 
 std::vector<std::string> SettingsGuard::recover(const fs::path& changed_dir) {
     const std::lock_guard lock{mutex_};
-    if (kept_.empty()) return {};
+    if (kept_.empty())
+        return {
+            "the tools' settings are kept in memory only while runs go on (no folder "
+            ".board/guard could be had): a daemon killed during a run leaves nothing to put "
+            "back"};
+    // An older daemon kept them one folder up (`.board/settings-before.json`).
+    const fs::path older = kept_.parent_path().parent_path() / kept_.filename();
+    std::error_code moved;
+    if (fs::exists(fs::symlink_status(older, moved))) {
+        if (fs::exists(fs::symlink_status(kept_, moved)))
+            fs::remove(older, moved);
+        else
+            fs::rename(older, kept_, moved);
+    }
     const auto text = read_whole_file(kept_, AT_FDCWD, 64u << 20);
     if (!text) return {};
     // Only the paths this daemon guards: the file is the daemon's, but a path is a path.
@@ -175,7 +256,8 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
     for (std::size_t i = 0; i < before.size(); ++i) {
         const GuardedFile& was = before[i];
         const auto now = guarded_state(was.path);
-        if (now && *now == was) continue;
+        if (now && same_state(*now, was)) continue;
+        const auto rewritten = now ? with_members_of(was, *now) : std::nullopt;
         std::error_code ec;
         std::string kept_note;
         std::optional<std::string> changed_text;
@@ -203,10 +285,12 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
         // Whatever is there now goes, unless a rename can replace it (a file or a link by
         // a file); a folder never can.
         const auto status = fs::symlink_status(was.path, ec);
-        if (was.kind != GuardedFile::Kind::file || fs::is_directory(status))
+        if (!rewritten && (was.kind != GuardedFile::Kind::file || fs::is_directory(status)))
             fs::remove_all(was.path, ec);
         std::string problem;
-        if (was.kind == GuardedFile::Kind::file) {
+        if (rewritten) {
+            problem = write_file_atomically(was.path, *rewritten);
+        } else if (was.kind == GuardedFile::Kind::file) {
             problem = write_file_atomically(was.path, was.content);
         } else if (was.kind == GuardedFile::Kind::link) {
             fs::create_symlink(was.content, was.path, ec);

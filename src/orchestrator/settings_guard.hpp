@@ -55,8 +55,9 @@ public:
         bool put_back_ = false;
     };
 
-    /// At start, before any run: settings a daemon that died during a run had kept are put
-    /// back, and the kept file removed. One line per path put back.
+    /// At start, before any run and after the board's lock is taken: settings a daemon that
+    /// died during a run had kept are put back, and the kept file removed (one an older daemon
+    /// kept directly in `.board/` too). One line per path put back.
     std::vector<std::string> recover(const std::filesystem::path& changed_dir);
 
     /// Called when no run is going (and none is about to start): the settings as they were
@@ -77,16 +78,16 @@ private:
     std::mutex mutex_;
     int runs_ = 0;                     ///< confined runs holding a Run
     std::vector<GuardedFile> before_;  ///< as they were when the first of them began
-    bool held_ = false;                ///< `before_` is a baseline, kept on disk, not settled
-    bool owed_ = false;  ///< a put-back failed or never came: `before_` stays until one works
+    bool held_ = false;     ///< `before_` is the baseline of the runs going or just ended
+    bool on_disk_ = false;  ///< and it is in `kept_` (or nothing is kept on disk)
+    bool owed_ = false;     ///< a put-back failed or never came: `before_` stays until one works
 };
 
 /// Where the settings as they were are kept while runs go on: `.board/guard/`, made if need
 /// be. A folder of its own because the agents' reading rules list `.board`'s entries one by
 /// one (it holds the page's token) and are made again whenever that listing changes; a file
-/// written and removed there at every run would remake them at every run. A file an older
-/// daemon kept directly in `.board/` is moved here. Empty when the private folder cannot be
-/// had (the settings are then kept in memory only).
+/// written and removed there at every run would remake them at every run. Empty when no such
+/// folder can be had (the settings are then kept in memory only).
 std::filesystem::path settings_kept_file(const std::filesystem::path& board_root);
 
 /// How `path` is now (a file over `max_bytes`, or one that cannot be read: nullopt).

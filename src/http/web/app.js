@@ -107,6 +107,7 @@ function subscribe(url, on) {
   const stream = { closed: false, abort: new AbortController() };
   stream.close = () => { stream.closed = true; stream.abort.abort(); };
   let lastId = '';
+  let pendingId = null; // an id takes effect with its event's blank line, as EventSource's does
   const dispatch = (type, data) => {
     const handler = on[type || 'message'];
     if (handler) handler({ data, lastEventId: lastId });
@@ -135,6 +136,8 @@ function subscribe(url, on) {
         const line = buffer.slice(0, end).replace(/\r$/, '');
         buffer = buffer.slice(end + 1);
         if (line === '') {
+          if (pendingId !== null) lastId = pendingId;
+          pendingId = null;
           if (data.length) dispatch(type, data.join('\n'));
           type = '';
           data = [];
@@ -146,7 +149,7 @@ function subscribe(url, on) {
         const text = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
         if (field === 'event') type = text;
         else if (field === 'data') data.push(text);
-        else if (field === 'id') lastId = text;
+        else if (field === 'id') pendingId = text;
       }
     }
   };
