@@ -280,7 +280,7 @@ TEST_CASE("settings that could not be put back stay owed until a later run puts 
     CHECK_FALSE(fs::exists(kept));
 }
 
-TEST_CASE("runs one after another keep one baseline; a person's change between runs is taken",
+TEST_CASE("runs one after another keep one baseline, and a person's change between runs is taken",
           "[executor][sandbox]") {
     const board::testing::TempDir scratch{"board-baseline-"};
     const fs::path& dir = scratch.path();
