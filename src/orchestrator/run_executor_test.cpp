@@ -342,50 +342,6 @@ TEST_CASE("runs one after another keep one baseline, and a person's change betwe
     CHECK_FALSE(fs::exists(kept));
 }
 
-TEST_CASE("of Claude Code's .claude.json only the MCP servers are put back, its own state kept",
-          "[executor][sandbox]") {
-    const board::testing::TempDir scratch{"board-claude-json-"};
-    const fs::path& dir = scratch.path();
-    const fs::path state = dir / ".claude.json";
-    write_file_atomically(
-        state,
-        R"({"numStartups":1,"mcpServers":{"mine":{"command":"my-server"}},"projects":{"/p":{"history":[]}}})");
-    auto guard = std::make_shared<SettingsGuard>(std::vector<fs::path>{state}, fs::path{});
-    const auto parsed = [&] { return boost::json::parse(*read_whole_file(state)).as_object(); };
-    {
-        // The tool itself updates its state during the run: nothing to put back.
-        SettingsGuard::Run run{guard};
-        write_file_atomically(
-            state,
-            R"({"numStartups":2,"mcpServers":{"mine":{"command":"my-server"}},"projects":{"/p":{"history":["x"]}}})");
-        CHECK(run.put_back(dir / "run").empty());
-    }
-    {
-        // The agent adds a server of its own, at the top and in a project, beside the
-        // tool's own update.
-        SettingsGuard::Run run{guard};
-        write_file_atomically(
-            state,
-            R"({"numStartups":3,"mcpServers":{"mine":{"command":"my-server"},"planted":{"command":"sh"}},)"
-            R"("projects":{"/p":{"history":["x"],"mcpServers":{"p":{"command":"sh"}}},"/q":{"mcpServers":{}}}})");
-        const auto lines = run.put_back(dir / "run");
-        REQUIRE(lines.size() == 1);
-        CHECK_THAT(lines[0], Catch::Contains(".claude.json was changed during an agent's run"));
-    }
-    const auto now = parsed();
-    CHECK(now.at("numStartups") == 3);  // the tool's own state is kept
-    CHECK(now.at("mcpServers") == boost::json::parse(R"({"mine":{"command":"my-server"}})"));
-    CHECK(now.at("projects").at("/p") == boost::json::parse(R"({"history":["x"]})"));
-    CHECK_FALSE(now.at("projects").at("/q").as_object().contains("mcpServers"));
-    {
-        // No JSON at all: put back whole.
-        SettingsGuard::Run run{guard};
-        write_file_atomically(state, "not json");
-        CHECK(run.put_back(dir / "run").size() == 1);
-    }
-    CHECK(parsed().at("mcpServers").as_object().contains("mine"));
-}
-
 TEST_CASE("the tools' state folders are made before a first confined run, owner only",
           "[executor][sandbox]") {
     const board::testing::TempDir scratch{"board-home-"};

@@ -89,15 +89,12 @@ SharedConfinement shared_confinement(const fs::path& board_root) {
     if (home && *home) {
         for (const char* file : {".claude/settings.json",
                                  ".claude/settings.local.json",
-                                 ".claude.json",
                                  ".codex/config.toml",
                                  ".gemini/settings.json"})
             settings.push_back(fs::path{home} / file);
     }
-    if (const char* dir = std::getenv("CLAUDE_CONFIG_DIR"); dir && *dir) {
+    if (const char* dir = std::getenv("CLAUDE_CONFIG_DIR"); dir && *dir)
         settings.push_back(fs::path{dir} / "settings.json");
-        settings.push_back(fs::path{dir} / ".claude.json");
-    }
     if (const char* dir = std::getenv("CODEX_HOME"); dir && *dir)
         settings.push_back(fs::path{dir} / "config.toml");
     for (const auto& file : settings)

@@ -18,8 +18,7 @@ namespace json = boost::json;
 
 namespace {
 
-// Claude Code's `.claude.json` keeps every project's history: it can grow to megabytes.
-constexpr std::size_t max_settings_bytes = 16u << 20;
+constexpr std::size_t max_settings_bytes = 1u << 20;
 
 std::string_view kind_name(GuardedFile::Kind kind) {
     return kind == GuardedFile::Kind::file   ? "file"
@@ -61,74 +60,6 @@ std::vector<GuardedFile> decode(const std::string& text) {
         files.push_back(std::move(f));
     }
     return files;
-}
-
-/// Claude Code's `.claude.json` is mostly the tool's own state, rewritten as it runs (counts,
-/// tips, each project's history); of it only the MCP servers name programs, which it starts
-/// for whoever runs it next. So only those members are guarded: `mcpServers`, and each
-/// project's.
-bool guards_members(const fs::path& path) {
-    return path.filename() == ".claude.json";
-}
-
-/// The members of `file` that name programs; an absent file has none. nullopt: its text is
-/// no JSON object (or it is a link), so it can only be guarded whole.
-std::optional<json::object> program_members(const GuardedFile& file) {
-    json::object members;
-    if (file.kind == GuardedFile::Kind::absent) return members;
-    if (file.kind != GuardedFile::Kind::file) return std::nullopt;
-    boost::system::error_code ec;
-    const auto value = json::parse(file.content, ec);
-    if (ec || !value.is_object()) return std::nullopt;
-    const auto& doc = value.get_object();
-    if (const auto* servers = doc.if_contains("mcpServers")) members["mcpServers"] = *servers;
-    if (const auto* projects = doc.if_contains("projects"); projects && projects->is_object()) {
-        json::object each;
-        for (const auto& [dir, project] : projects->get_object()) {
-            const auto* p = project.if_object();
-            if (p && p->contains("mcpServers"))
-                each[dir] = json::object{{"mcpServers", p->at("mcpServers")}};
-        }
-        if (!each.empty()) members["projects"] = std::move(each);
-    }
-    return members;
-}
-
-/// Whether `now` is as `was` as far as the guard is concerned.
-bool same_state(const GuardedFile& now, const GuardedFile& was) {
-    if (now == was) return true;
-    if (!guards_members(was.path)) return false;
-    const auto now_members = program_members(now);
-    const auto was_members = program_members(was);
-    return now_members && was_members && *now_members == *was_members;
-}
-
-/// `now`'s text with its program-naming members as `was` had them (the rest, the tool's own
-/// state, as it is now). nullopt: not a members-guarded file, or `now` is no JSON object.
-std::optional<std::string> with_members_of(const GuardedFile& was, const GuardedFile& now) {
-    if (!guards_members(was.path)) return std::nullopt;
-    const auto members = program_members(was);
-    if (!members || now.kind != GuardedFile::Kind::file) return std::nullopt;
-    boost::system::error_code ec;
-    auto value = json::parse(now.content, ec);
-    if (ec || !value.is_object()) return std::nullopt;
-    auto& doc = value.get_object();
-    doc.erase("mcpServers");
-    if (auto* projects = doc.if_contains("projects"); projects && projects->is_object()) {
-        for (auto& [dir, project] : projects->get_object())
-            if (auto* p = project.if_object()) p->erase("mcpServers");
-    }
-    if (const auto* servers = members->if_contains("mcpServers")) doc["mcpServers"] = *servers;
-    if (const auto* each = members->if_contains("projects")) {
-        auto& projects = doc["projects"];
-        if (!projects.is_object()) projects = json::object{};
-        for (const auto& [dir, project] : each->get_object()) {
-            auto& into = projects.get_object()[dir];
-            if (!into.is_object()) into = json::object{};
-            into.get_object()["mcpServers"] = project.get_object().at("mcpServers");
-        }
-    }
-    return json::serialize(doc) + "\n";
 }
 
 }  // namespace
@@ -189,9 +120,7 @@ void SettingsGuard::begin() {
         if (auto state = guarded_state(path)) now.push_back(std::move(*state));
     // Runs one after another with the settings unchanged keep the one baseline already on
     // disk: no write and sync per run.
-    if (held_ && on_disk_ &&
-        std::equal(now.begin(), now.end(), before_.begin(), before_.end(), same_state))
-        return;
+    if (held_ && on_disk_ && now == before_) return;
     before_ = std::move(now);
     held_ = true;
     // Kept on disk before the agent starts, so a daemon killed during the run leaves them to
@@ -256,8 +185,7 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
     for (std::size_t i = 0; i < before.size(); ++i) {
         const GuardedFile& was = before[i];
         const auto now = guarded_state(was.path);
-        if (now && same_state(*now, was)) continue;
-        const auto rewritten = now ? with_members_of(was, *now) : std::nullopt;
+        if (now && *now == was) continue;
         std::error_code ec;
         std::string kept_note;
         std::optional<std::string> changed_text;
@@ -285,12 +213,10 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
         // Whatever is there now goes, unless a rename can replace it (a file or a link by
         // a file); a folder never can.
         const auto status = fs::symlink_status(was.path, ec);
-        if (!rewritten && (was.kind != GuardedFile::Kind::file || fs::is_directory(status)))
+        if (was.kind != GuardedFile::Kind::file || fs::is_directory(status))
             fs::remove_all(was.path, ec);
         std::string problem;
-        if (rewritten) {
-            problem = write_file_atomically(was.path, *rewritten);
-        } else if (was.kind == GuardedFile::Kind::file) {
+        if (was.kind == GuardedFile::Kind::file) {
             problem = write_file_atomically(was.path, was.content);
         } else if (was.kind == GuardedFile::Kind::link) {
             fs::create_symlink(was.content, was.path, ec);
