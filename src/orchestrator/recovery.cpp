@@ -19,26 +19,10 @@ namespace board::orchestrator {
 
 namespace fs = std::filesystem;
 
-LeftoverRun resolve_leftover_run(const RunContext& context,
-                                 const std::string& id,
-                                 const Run& run,
-                                 const std::vector<AgentProcessFound>& found,
-                                 const std::function<void(const std::string&)>& say) {
+LeftoverRun resolve_leftover_run(const RunContext& context, const std::string& id, const Run& run) {
     const fs::path ticket_dir = context.board_root / "tickets" / id;
     const fs::path runs = ticket_dir / "runs";
     const std::string stem = run_file_stem(run.id, run.phase);
-    for (const auto& agent : found) {
-        // The directory is compared as a file, so another board's PROJ-1 run 0001 is never
-        // taken for this one's.
-        std::error_code same_ec;
-        if (agent.run != run.id || !fs::equivalent(agent.ticket_dir, ticket_dir, same_ec)) continue;
-        // Its whole group: the agent and what it started.
-        if (const pid_t group = ::getpgid(agent.pid); group > 0) signal_group(group, SIGKILL);
-        say(fmt::format("{}: stopped the agent of run {} left by the last daemon (pid {})",
-                        id,
-                        run.id,
-                        agent.pid));
-    }
     // Read as the run's own dialect reads it, its saved prompt telling echo apart.
     const auto* agent = context.config->agent(run.phase);
     OutputCapture capture{
@@ -68,16 +52,37 @@ LeftoverRun resolve_leftover_run(const RunContext& context,
     return left;
 }
 
+void stop_leftover_processes(const RunContext& context,
+                             const std::vector<AgentProcessFound>& found,
+                             const std::function<void(const std::string&)>& say) {
+    const fs::path tickets = context.board_root / "tickets";
+    for (const auto& process : found) {
+        fs::path ticket_dir = fs::path{process.ticket_dir}.lexically_normal();
+        if (!ticket_dir.has_filename()) ticket_dir = ticket_dir.parent_path();
+        // Compared as folders, so another board's agents are never taken for this one's.
+        std::error_code same_ec;
+        if (!fs::equivalent(ticket_dir.parent_path(), tickets, same_ec)) continue;
+        // The whole group only when it is its session's own, as an agent's is (agents are
+        // started with setsid): never a group a person's shell or another program leads.
+        const pid_t group = ::getpgid(process.pid);
+        if (group > 0 && group == ::getsid(process.pid)) signal_group(group, SIGKILL);
+        ::kill(process.pid, SIGKILL);
+        say(fmt::format("{}: stopped a process of run {} left by the last daemon (pid {})",
+                        ticket_dir.filename().string(),
+                        process.run,
+                        process.pid));
+    }
+}
+
 void recover_runs(const RunContext& context,
                   KnownTickets& known,
                   OwnWrites& writes,
                   const std::function<void(const std::string&)>& say) {
-    std::optional<std::vector<AgentProcessFound>> found;
+    stop_leftover_processes(context, processes_with_a_board_run(), say);
     for (auto& [id, entry] : known.all()) {
         if (!entry.ticket || !entry.ticket->run) continue;
         const Run run = *entry.ticket->run;
-        if (!found) found = processes_with_a_board_run();  // once, and only if needed
-        auto left = resolve_leftover_run(context, id, run, *found, say);
+        auto left = resolve_leftover_run(context, id, run);
         const auto outcome = std::make_shared<const RunRecord>(std::move(left.record));
         if (left.ended) {
             if (!writes.commit(id, finishing(outcome, true)))

@@ -855,6 +855,38 @@ TEST_CASE(
     CHECK(verified.find("sha256 differs") == std::string::npos);
 }
 
+TEST_CASE(
+    "a process a killed daemon's agent left running is stopped by the next daemon, though its "
+    "run has ended on the log") {
+    TestBoard board("leftover-process");
+    const std::string id = board.create("its run ended, its agent's helper did not");
+    board.script(id, "research", "signal=COMPLETE\n");
+    // What a daemon killed between a run's end and its sweep of strays leaves: a process in
+    // a session of its own whose environment names a run of this board, with no run open on
+    // the ticket's log. Beside it, one naming another board's ticket of the same id.
+    const auto leftover_of = [&](const fs::path& ticket_dir, const std::string& name) {
+        return spawn({"/usr/bin/setsid", "/bin/sleep", "3600"},
+                     board.root,
+                     name,
+                     {"BOARD_TICKET_DIR=" + ticket_dir.string(), "BOARD_RUN=0001"});
+    };
+    Child ours = leftover_of(board.dir(id), "ours");
+    const fs::path elsewhere = board.root / "elsewhere" / "tickets" / id;
+    fs::create_directories(elsewhere);
+    Child theirs = leftover_of(elsewhere, "theirs");
+
+    Child daemon = board.start_daemon();
+    CHECK(ours.wait(30s) == 128 + SIGKILL);
+    CHECK(daemon.wait(60s) == 0);
+    CHECK(::kill(theirs.pid, 0) == 0);  // another board's: left alone
+    ::kill(theirs.pid, SIGKILL);
+    theirs.wait();
+    const std::string said = daemon.stdout_text() + daemon.stderr_text();
+    CHECK(said.find("stopped a process of run 0001 left by the last daemon (pid " +
+                    std::to_string(ours.pid) + ")") != std::string::npos);
+    CHECK(said.find(std::to_string(theirs.pid)) == std::string::npos);
+}
+
 TEST_CASE("after board approve, the watcher starts the agent: after the debounce, before a poll") {
     // What holds whatever the machine's load: the approval is seen through inotify (the poll
     // is 30 s away) and the run starts no sooner than the debounce after it. How soon it
