@@ -56,13 +56,10 @@ using Result = Expected<T, Refusal>;
 /// unknown, 2 usage, 3 storage); the HTTP API reports it too, beside its status code.
 int exit_code_of(Refusal::Kind kind);
 
-/// An event to append and who it is by (a run's outcome mixes the agent's and the board's).
-struct Authored {
-    Actor by;
-    Payload payload;
-};
+using board::Authored;
 
 /// Builds the events to append from the ticket as it is on disk now; empty: nothing to do.
+/// Called under the ticket's lock: quick, and no I/O on that ticket.
 using Author = std::function<std::vector<Authored>(const Ticket&)>;
 
 /// Events appended, and the ticket after them.
@@ -491,11 +488,11 @@ public:
     Result<ImportReport> import_ticks(const ImportTicksRequest& request, const Actor& by);
 
     /// The write of a program acting on the board (board-daemon): what `build` makes of the
-    /// ticket as it is on disk, appended as one durable batch, built again and retried when
-    /// another writer got there first. With `expected_seq`, only while the ticket is still at
-    /// that seq (else `conflict`). An empty batch is `conflict` too: nothing left to do.
-    /// `ticket.json` is refreshed unless `refresh_snapshot` is false (a run's start leaves it
-    /// to the run's end).
+    /// ticket as it is on disk, appended as one durable batch; `build` is called once, under
+    /// the log's lock, so no other writer comes between what it read and what it appends.
+    /// With `expected_seq`, only while the ticket is still at that seq (else `conflict`). An empty
+    /// batch is `conflict` too: nothing left to do. `ticket.json` is refreshed unless
+    /// `refresh_snapshot` is false (a run's start leaves it to the run's end).
     Result<Recorded> record(const std::string& id,
                             const Author& build,
                             std::optional<std::int64_t> expected_seq = {},

@@ -288,6 +288,14 @@ struct Event {
     friend bool operator==(const Event&, const Event&) = default;
 };
 
+/// An event as a writer makes it, before the log stamps its seq, id and time: who it is by
+/// and what it says. A batch may mix authors (a run's outcome carries the agent's and the
+/// board's).
+struct Authored {
+    Actor by;
+    Payload payload;
+};
+
 /// The wire `type` of an event's payload.
 std::string_view type_name(const Payload&);
 

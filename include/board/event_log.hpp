@@ -108,9 +108,11 @@ using TransactResult = std::variant<Committed, Refused, LogError>;
 
 /// Seams for tests and knobs for callers.
 struct LogOptions {
-    /// Stamps `at` on events built by transact(). Default: the system clock, UTC milliseconds.
+    /// Stamps `at` on events built by transact() and transact_existing(). Default: the
+    /// system clock, UTC milliseconds.
     std::function<UnixMillis()> clock;
-    /// Makes a fresh event id for transact(). Default: 128 random bits as 32 hex digits,
+    /// Makes a fresh event id for transact() and transact_existing(). Default: 128 random
+    /// bits as 32 hex digits,
     /// reseeded after a fork so a parent and child never share ids.
     std::function<std::string()> new_id;
     /// How long a writer waits for another writer's lock before giving up with lock_timeout.
@@ -120,6 +122,8 @@ struct LogOptions {
 /// Builds the payloads of a batch from the ticket as it is under the lock. Every payload is
 /// stamped with the same `by` and the clock's `at`. Returning none is a no-op success.
 using BatchBuilder = std::function<std::vector<Payload>(const Ticket&)>;
+/// The same for a batch whose events have authors of their own.
+using AuthoredBuilder = std::function<std::vector<Authored>(const Ticket&)>;
 
 /// One ticket's log. Keeps what it has read (offset, last seq, folded ticket, the ids of the
 /// last events) so that a long-lived writer (daemon, CLI session) re-reads only what other
@@ -161,6 +165,11 @@ public:
     /// the lock, so keep it quick and free of I/O on this ticket.
     TransactResult transact(const Actor& by, const BatchBuilder& build);
 
+    /// transact() on a ticket someone made: each event carries its own author, and a log
+    /// that is not there is not_found (`<path>: no such log`) with nothing created, where
+    /// transact() would start one. The log is read once, under the lock.
+    TransactResult transact_existing(const AuthoredBuilder& build);
+
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
@@ -186,6 +195,9 @@ TransactResult transact(const std::filesystem::path& ticket_dir,
                         const Actor& by,
                         const BatchBuilder& build,
                         const LogOptions& options = {});
+TransactResult transact_existing(const std::filesystem::path& ticket_dir,
+                                 const AuthoredBuilder& build,
+                                 const LogOptions& options = {});
 
 /// A fresh random event id (what LogOptions::new_id defaults to).
 std::string random_event_id();

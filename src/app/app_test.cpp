@@ -7,9 +7,12 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <sstream>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -89,6 +92,41 @@ TEST_CASE("a write returns the ticket it made, a refusal says its kind and why",
     const auto agents = board.note(id, "the agent's", NoteFrom::agent, ana);
     REQUIRE(agents);
     CHECK(agents.value().ticket.notes.back().from == ActorKind::agent);
+}
+
+TEST_CASE("a program's record builds once, from the log under its lock, and starts no log",
+          "[app]") {
+    TempBoard temp;
+    Board board{temp.root};
+    const auto id = create(board, "Recorded");
+    const fs::path log = temp.root / "tickets" / id / "events.jsonl";
+    const Actor system{ActorKind::system, {}};
+    int builds = 0;
+    bool locked_while_building = false;
+    const Author note = [&](const Ticket& now) {
+        ++builds;
+        // Another writer could not come between this read and the append.
+        const int other = ::open(log.c_str(), O_RDWR | O_CLOEXEC);
+        locked_while_building =
+            other >= 0 && ::flock(other, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+        if (other >= 0) ::close(other);
+        return std::vector<Authored>{{system, NoteAdded{"after seq " + std::to_string(now.seq)}}};
+    };
+    const auto recorded = board.record(id, note, std::nullopt, false);
+    REQUIRE(recorded);
+    CHECK(builds == 1);
+    CHECK(locked_while_building);
+    CHECK(recorded.value().ticket->notes.back().text == "after seq 1");
+
+    CHECK(board.record(id, note, /*expected_seq=*/1, false).error().kind == Kind::conflict);
+    CHECK(builds == 1);  // the ticket moved on: nothing built
+
+    // A folder being made, its log not written yet: no ticket, and left as it was.
+    fs::create_directories(temp.root / "tickets" / "P-7");
+    const auto early = board.record("P-7", note, std::nullopt, false);
+    REQUIRE_FALSE(early);
+    CHECK(early.error().kind == Kind::not_found);
+    CHECK_FALSE(fs::exists(temp.root / "tickets" / "P-7" / "events.jsonl"));
 }
 
 TEST_CASE("board-wide reads: list, next, an unknown epic refused", "[app]") {

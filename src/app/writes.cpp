@@ -504,45 +504,29 @@ Result<Recorded> Board::record(const std::string& id,
                                bool refresh_snapshot) {
     auto dir = ticket_folder("record", id);
     if (!dir) return std::move(dir).error();
-    constexpr int attempts = 8;
-    for (int attempt = 0; attempt < attempts; ++attempt) {
-        auto loaded = load_ticket(dir.value());
-        if (auto* error = std::get_if<LogError>(&loaded))
-            return refusal(Kind::storage, fmt::format("{}: {}", id, error->message));
-        const Ticket& now = std::get<Loaded>(loaded).ticket;
-        if (expected_seq && now.seq != *expected_seq)
-            return refusal(Kind::conflict, fmt::format("{}: the ticket moved on", id));
-        auto batch = build(now);
-        if (batch.empty()) return refusal(Kind::conflict, fmt::format("{}: nothing to do", id));
-        std::vector<Event> events;
-        const UnixMillis at = wall_clock_now();
-        for (auto& item : batch)
-            events.push_back(Event{
-                event_schema_version, 0, random_event_id(), at, item.by, std::move(item.payload)});
-        auto result = append_events(dir.value(), std::move(events), now.seq);
-        if (auto* done = std::get_if<Committed>(&result)) {
-            Recorded out{done->ticket, std::move(done->events), {}};
-            if (refresh_snapshot) {
-                if (auto failed = write_snapshot(dir.value(), *out.ticket))
-                    out.warnings.push_back(*failed);
-            }
-            written(id);
-            return out;
+    // Read once, under the lock the append takes: what `build` sees is what it appends to.
+    bool moved_on = false;
+    auto result = transact_existing(dir.value(), [&](const Ticket& now) {
+        moved_on = expected_seq && now.seq != *expected_seq;
+        return moved_on ? std::vector<Authored>{} : build(now);
+    });
+    if (auto* done = std::get_if<Committed>(&result)) {
+        if (moved_on) return refusal(Kind::conflict, fmt::format("{}: the ticket moved on", id));
+        if (done->events.empty())
+            return refusal(Kind::conflict, fmt::format("{}: nothing to do", id));
+        Recorded out{done->ticket, std::move(done->events), {}};
+        if (refresh_snapshot) {
+            if (auto failed = write_snapshot(dir.value(), *out.ticket))
+                out.warnings.push_back(*failed);
         }
-        if (std::holds_alternative<Conflict>(result)) {
-            if (expected_seq)
-                return refusal(Kind::conflict, fmt::format("{}: the ticket moved on", id));
-            continue;
-        }
-        if (auto* no = std::get_if<Refused>(&result))
-            return refusal(
-                Kind::refused,
-                fmt::format("{}: the reducer refused the event: {}", id, no->rejection.message));
-        return refusal(Kind::storage,
-                       fmt::format("{}: {}", id, std::get<LogError>(result).message));
+        written(id);
+        return out;
     }
-    return refusal(Kind::storage,
-                   fmt::format("{}: gave up after {} conflicting writes", id, attempts));
+    if (auto* no = std::get_if<Refused>(&result))
+        return refusal(
+            Kind::refused,
+            fmt::format("{}: the reducer refused the event: {}", id, no->rejection.message));
+    return refusal(Kind::storage, fmt::format("{}: {}", id, std::get<LogError>(result).message));
 }
 
 }  // namespace board::app

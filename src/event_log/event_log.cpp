@@ -169,9 +169,14 @@ struct EventLog::Impl {
         }
     }
 
-    LogResult<UniqueFd> lock_for_write() {
-        auto opened = open_for_append(dir, path);
-        if (auto* e = std::get_if<LogError>(&opened)) return std::move(*e);
+    /// The log opened for appending and locked; `create`: made if the folder has none.
+    LogResult<UniqueFd> lock_for_write(bool create = true) {
+        auto opened = create ? open_for_append(dir, path) : open_log_file(path, O_RDWR | O_APPEND);
+        if (auto* e = std::get_if<LogError>(&opened)) {
+            if (!create && e->kind == LogError::Kind::not_found)
+                return LogError{LogError::Kind::not_found, fmt::format("{}: no such log", path)};
+            return std::move(*e);
+        }
         UniqueFd fd = std::move(std::get<UniqueFd>(opened));
         if (auto e = lock_exclusive(fd.get(), path, options.lock_timeout)) return std::move(*e);
         return fd;
@@ -204,6 +209,32 @@ struct EventLog::Impl {
         if (auto e = catch_up_locked(fd.get(), report)) return std::move(*e);
         finish_report(report);
         return Loaded{*ticket, std::move(report)};
+    }
+
+    TransactResult transact(bool create, const AuthoredBuilder& build) {
+        auto locked = lock_for_write(create);
+        if (auto* e = std::get_if<LogError>(&locked)) return std::move(*e);
+        const UniqueFd fd = std::move(std::get<UniqueFd>(locked));
+        ReadReport report;
+        if (auto e = catch_up_locked(fd.get(), report)) return std::move(*e);
+
+        std::vector<Authored> drafts = build(static_cast<const Ticket&>(*ticket));
+        if (drafts.empty()) {
+            finish_report(report);
+            return Committed{ticket, {}, false, std::move(report)};
+        }
+        const UnixMillis at = options.clock();
+        std::vector<Event> batch;
+        batch.reserve(drafts.size());
+        for (auto& draft : drafts) {
+            batch.push_back(Event{event_schema_version,
+                                  pos.last_seq + 1 + static_cast<std::int64_t>(batch.size()),
+                                  options.new_id(),
+                                  at,
+                                  std::move(draft.by),
+                                  std::move(draft.payload)});
+        }
+        return commit(fd.get(), std::move(batch), std::move(report));
     }
 
     /// Under the lock, with the cache caught up: reduce, write once, sync once.
@@ -323,30 +354,15 @@ AppendResult EventLog::append(std::vector<Event> events, std::int64_t expected_l
 }
 
 TransactResult EventLog::transact(const Actor& by, const BatchBuilder& build) {
-    Impl& impl = *impl_;
-    auto locked = impl.lock_for_write();
-    if (auto* e = std::get_if<LogError>(&locked)) return std::move(*e);
-    const UniqueFd fd = std::move(std::get<UniqueFd>(locked));
-    ReadReport report;
-    if (auto e = impl.catch_up_locked(fd.get(), report)) return std::move(*e);
+    return impl_->transact(true, [&](const Ticket& now) {
+        std::vector<Authored> batch;
+        for (auto& payload : build(now)) batch.push_back(Authored{by, std::move(payload)});
+        return batch;
+    });
+}
 
-    std::vector<Payload> payloads = build(static_cast<const Ticket&>(*impl.ticket));
-    if (payloads.empty()) {
-        impl.finish_report(report);
-        return Committed{impl.ticket, {}, false, std::move(report)};
-    }
-    const UnixMillis at = impl.options.clock();
-    std::vector<Event> batch;
-    batch.reserve(payloads.size());
-    for (auto& payload : payloads) {
-        batch.push_back(Event{event_schema_version,
-                              impl.pos.last_seq + 1 + static_cast<std::int64_t>(batch.size()),
-                              impl.options.new_id(),
-                              at,
-                              by,
-                              std::move(payload)});
-    }
-    return impl.commit(fd.get(), std::move(batch), std::move(report));
+TransactResult EventLog::transact_existing(const AuthoredBuilder& build) {
+    return impl_->transact(false, build);
 }
 
 // -------------------------------------------------------------------------------------------
@@ -428,6 +444,12 @@ TransactResult transact(const std::filesystem::path& ticket_dir,
                         const BatchBuilder& build,
                         const LogOptions& options) {
     return EventLog{ticket_dir, options}.transact(by, build);
+}
+
+TransactResult transact_existing(const std::filesystem::path& ticket_dir,
+                                 const AuthoredBuilder& build,
+                                 const LogOptions& options) {
+    return EventLog{ticket_dir, options}.transact_existing(build);
 }
 
 }  // namespace board

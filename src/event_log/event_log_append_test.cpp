@@ -74,6 +74,35 @@ TEST_CASE("event log: transact stamps the envelope and writes what reduce accept
     }
 }
 
+TEST_CASE("event log: transact_existing appends events of several authors, and starts no log",
+          "[event_log]") {
+    TempDir tmp;
+    const fs::path dir = tmp.path() / "PROJ-1";
+    fs::create_directories(dir);
+    const Actor agent{ActorKind::agent, "research"};
+    const auto notes = [&](const Ticket&) {
+        return std::vector<Authored>{{agent, NoteAdded{"found it"}}, {ana(), NoteAdded{"ok"}}};
+    };
+
+    const auto missing = transact_existing(dir, notes, fixed_options());
+    REQUIRE(std::holds_alternative<LogError>(missing));
+    CHECK(std::get<LogError>(missing).kind == LogError::Kind::not_found);
+    CHECK_THAT(std::get<LogError>(missing).message, Catch::EndsWith("events.jsonl: no such log"));
+    CHECK_FALSE(fs::exists(dir / "events.jsonl"));  // a folder being made is left as it is
+
+    make_ticket(dir, 0);
+    EventLog log{dir, fixed_options()};
+    const Committed& written = must_be<Committed>(log.transact_existing([&](const Ticket& t) {
+        CHECK(t.seq == 1);  // built from the log as it is under the lock
+        return notes(t);
+    }));
+    REQUIRE(written.events.size() == 2);
+    CHECK(written.events[0].by == agent);
+    CHECK(written.events[1].by == ana());
+    CHECK(written.events[1].seq == 3);
+    CHECK(must_be<Loaded>(load_ticket(dir)).ticket == *written.ticket);
+}
+
 TEST_CASE("event log: optimistic concurrency gives a conflict, a retried append is a no-op",
           "[event_log]") {
     TempDir tmp;

@@ -52,21 +52,43 @@ LeftoverRun resolve_leftover_run(const RunContext& context, const std::string& i
     return left;
 }
 
+namespace {
+
+/// Whether `ticket_dir/runs` holds the folder or files of run `run` (`0001-research`, ...):
+/// the run was started on this board, not merely named in someone's environment.
+bool run_was_started(const fs::path& ticket_dir, const std::string& run) {
+    std::error_code ec;
+    for (fs::directory_iterator it(ticket_dir / "runs", ec), end; !ec && it != end;
+         it.increment(ec)) {
+        if (it->path().filename().string().starts_with(run + "-")) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 void stop_leftover_processes(const RunContext& context,
                              const std::vector<AgentProcessFound>& found,
                              const std::function<void(const std::string&)>& say) {
     const fs::path tickets = context.board_root / "tickets";
+    const pid_t own_group = ::getpgrp();
+    const pid_t own_session = ::getsid(0);
     for (const auto& process : found) {
         fs::path ticket_dir = fs::path{process.ticket_dir}.lexically_normal();
         if (!ticket_dir.has_filename()) ticket_dir = ticket_dir.parent_path();
         // Compared as folders, so another board's agents are never taken for this one's.
         std::error_code same_ec;
         if (!fs::equivalent(ticket_dir.parent_path(), tickets, same_ec)) continue;
+        if (process.pid == ::getpid() || !run_was_started(ticket_dir, process.run)) continue;
         // The whole group only when it is its session's own, as an agent's is (agents are
-        // started with setsid): never a group a person's shell or another program leads.
+        // started with setsid): never a group a person's shell or another program leads, nor
+        // the daemon's own (started from inside a run's environment).
         const pid_t group = ::getpgid(process.pid);
-        if (group > 0 && group == ::getsid(process.pid)) signal_group(group, SIGKILL);
-        ::kill(process.pid, SIGKILL);
+        const pid_t session = ::getsid(process.pid);
+        const bool group_stopped = group > 1 && group == session && group != own_group &&
+                                   session != own_session && signal_group(group, SIGKILL);
+        // Not said when it had gone already, or is not ours to stop.
+        if (::kill(process.pid, SIGKILL) != 0 && !group_stopped) continue;
         say(fmt::format("{}: stopped a process of run {} left by the last daemon (pid {})",
                         ticket_dir.filename().string(),
                         process.run,

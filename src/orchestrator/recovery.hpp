@@ -26,8 +26,9 @@ struct LeftoverRun {
 
 LeftoverRun resolve_leftover_run(const RunContext& context, const std::string& id, const Run& run);
 
-/// Stops each of `found` (processes_with_a_board_run()) that works for a ticket of this board,
-/// with its group when it leads its session as an agent does; `say` reports each. Called with
+/// Stops each of `found` (processes_with_a_board_run()) that works for a run started on this
+/// board (its files are in the ticket's `runs/`), with its group when that group leads its
+/// session as an agent's does and is not the daemon's; `say` reports each. Called with
 /// the board's lock held, before any launch: none of them can belong to a run that is going,
 /// whatever the log says. A run can end on the log, and its daemon die, before the sweep
 /// that stops what its agent left running (strays.hpp).

@@ -46,10 +46,10 @@ std::optional<std::string> BoardWatcher::start() {
 
 void BoardWatcher::watch(const std::string& id) {
     if (fd_ < 0) return;
-    const int watch = ::inotify_add_watch(
-        fd_,
-        (tickets_dir_ / id).c_str(),
-        IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM);
+    const int watch =
+        ::inotify_add_watch(fd_,
+                            (tickets_dir_ / id).c_str(),
+                            IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM);
     if (watch >= 0) {
         watched_[watch] = id;
         unwatched_.erase(id);

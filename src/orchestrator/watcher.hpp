@@ -1,9 +1,11 @@
 #pragma once
 // The daemon's eyes on the board: inotify on `tickets/` (a ticket folder appears or goes) and
 // on each ticket folder (its log changed, appeared or went), turned into the set of tickets to
-// read again. Hand edits,
-// `cp` and `git checkout` are seen as well as the board's own writes. Without inotify the
-// daemon polls instead (available() is false).
+// read again. Hand edits, `cp` and `git checkout` are seen as well as the board's own writes.
+// A log is named when its writer closes it (IN_CLOSE_WRITE), not at each write(): one read
+// per write, and the board's own writers close only after their fdatasync, so what is read
+// is on disk. A change made without a close (truncate(2), a writer holding the file open) is
+// seen at the next poll. Without inotify the daemon polls instead (available() is false).
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>

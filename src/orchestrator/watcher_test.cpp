@@ -59,6 +59,25 @@ TEST_CASE("a change to a ticket's log names the ticket, other files in its folde
     CHECK(w.problems.empty());
 }
 
+TEST_CASE("a log is named when its writer closes it, not at each write before", "[watcher]") {
+    Watched w;
+    w.append(w.tickets / "W-1" / "events.jsonl");
+    w.watcher.drain();
+    REQUIRE(w.watcher.take_changed() == std::set<std::string>{"W-1"});
+    {
+        std::ofstream log{w.tickets / "W-1" / "events.jsonl", std::ios::app};
+        log << "a line\n" << std::flush;
+        log << "another\n" << std::flush;
+        w.watcher.drain();
+        // Read now, the daemon could meet a batch half written and not yet on disk.
+        CHECK_FALSE(w.watcher.has_changed());
+    }
+    w.watcher.drain();
+    CHECK(w.watcher.take_changed() == std::set<std::string>{"W-1"});
+    w.watcher.drain();
+    CHECK_FALSE(w.watcher.has_changed());  // one write, one read
+}
+
 TEST_CASE("a ticket folder removed and made again is watched again", "[watcher]") {
     Watched w;
     fs::remove_all(w.tickets / "W-1");

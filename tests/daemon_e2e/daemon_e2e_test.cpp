@@ -861,30 +861,44 @@ TEST_CASE(
     TestBoard board("leftover-process");
     const std::string id = board.create("its run ended, its agent's helper did not");
     board.script(id, "research", "signal=COMPLETE\n");
-    // What a daemon killed between a run's end and its sweep of strays leaves: a process in
-    // a session of its own whose environment names a run of this board, with no run open on
-    // the ticket's log. Beside it, one naming another board's ticket of the same id.
-    const auto leftover_of = [&](const fs::path& ticket_dir, const std::string& name) {
-        return spawn({"/usr/bin/setsid", "/bin/sleep", "3600"},
+    // What a daemon killed between a run's end and its sweep of strays leaves: processes
+    // whose environment names a run started on this board (its folder is there), with no run
+    // open on the ticket's log. One in a session of its own, as an agent's helper is; one in
+    // the group of the test and of the daemon, which only it may pay for. Beside them, one
+    // naming another board's ticket of the same id, and one naming a run never started here.
+    fs::create_directories(board.dir(id) / "runs" / "0009-research");
+    const auto naming = [&](const fs::path& ticket_dir,
+                            const std::string& run,
+                            const std::string& name,
+                            bool own_session) {
+        std::vector<std::string> argv{"/bin/sleep", "3600"};
+        if (own_session) argv.insert(argv.begin(), "/usr/bin/setsid");
+        return spawn(argv,
                      board.root,
                      name,
-                     {"BOARD_TICKET_DIR=" + ticket_dir.string(), "BOARD_RUN=0001"});
+                     {"BOARD_TICKET_DIR=" + ticket_dir.string(), "BOARD_RUN=" + run});
     };
-    Child ours = leftover_of(board.dir(id), "ours");
+    Child helper = naming(board.dir(id), "0009", "helper", true);
+    Child in_our_group = naming(board.dir(id), "0009", "in-our-group", false);
     const fs::path elsewhere = board.root / "elsewhere" / "tickets" / id;
-    fs::create_directories(elsewhere);
-    Child theirs = leftover_of(elsewhere, "theirs");
+    fs::create_directories(elsewhere / "runs" / "0009-research");
+    Child theirs = naming(elsewhere, "0009", "theirs", true);
+    Child never_started = naming(board.dir(id), "0042", "never-started", true);
 
     Child daemon = board.start_daemon();
-    CHECK(ours.wait(30s) == 128 + SIGKILL);
+    CHECK(helper.wait(30s) == 128 + SIGKILL);
+    CHECK(in_our_group.wait(30s) == 128 + SIGKILL);
     CHECK(daemon.wait(60s) == 0);
-    CHECK(::kill(theirs.pid, 0) == 0);  // another board's: left alone
-    ::kill(theirs.pid, SIGKILL);
-    theirs.wait();
     const std::string said = daemon.stdout_text() + daemon.stderr_text();
-    CHECK(said.find("stopped a process of run 0001 left by the last daemon (pid " +
-                    std::to_string(ours.pid) + ")") != std::string::npos);
-    CHECK(said.find(std::to_string(theirs.pid)) == std::string::npos);
+    for (const pid_t pid : {helper.pid, in_our_group.pid})
+        CHECK(said.find("stopped a process of run 0009 left by the last daemon (pid " +
+                        std::to_string(pid) + ")") != std::string::npos);
+    for (Child* left_alone : {&theirs, &never_started}) {
+        CHECK(::kill(left_alone->pid, 0) == 0);
+        CHECK(said.find("(pid " + std::to_string(left_alone->pid) + ")") == std::string::npos);
+        ::kill(left_alone->pid, SIGKILL);
+        left_alone->wait();
+    }
 }
 
 TEST_CASE("after board approve, the watcher starts the agent: after the debounce, before a poll") {
