@@ -74,8 +74,7 @@ void stop_leftover_processes(const RunContext& context,
     const pid_t own_group = ::getpgrp();
     const pid_t own_session = ::getsid(0);
     for (const auto& process : found) {
-        fs::path ticket_dir = fs::path{process.ticket_dir}.lexically_normal();
-        if (!ticket_dir.has_filename()) ticket_dir = ticket_dir.parent_path();
+        const fs::path ticket_dir{process.ticket_dir};  // as the daemon set it: no trailing '/'
         // Compared as folders, so another board's agents are never taken for this one's.
         std::error_code same_ec;
         if (!fs::equivalent(ticket_dir.parent_path(), tickets, same_ec)) continue;
