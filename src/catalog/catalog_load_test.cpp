@@ -259,8 +259,9 @@ TEST_CASE("tickets the index does not know are found, gone ones drop out", "[cat
 
 TEST_CASE("a big board's logs are checked on two threads, each log still against its line",
           "[catalog][load]") {
-    // Above 2,048 tickets the stats are split between two threads: a change in either half
-    // must be seen. Logs are copies of one (no fsync each), renamed per ticket.
+    // Above 2,048 tickets the lines are parsed on one thread while their logs are statted on
+    // another: a change anywhere must be seen, and a line that does not parse must be folded
+    // though its log was statted. Logs are copies of one (no fsync each), renamed per ticket.
     TempBoard board;
     board.create("P-1", "one of many");
     std::string line;
@@ -289,6 +290,23 @@ TEST_CASE("a big board's logs are checked on two threads, each log still against
     CHECK(load.catalog.find("P-10")->notes == 1);
     CHECK(load.catalog.find("P-2090")->notes == 1);
     CHECK(load.catalog.entries().size() == tickets);
+
+    // P-1500's line made malformed in place: its log's stat still matches, its line is gone.
+    const fs::path index = board.root / "tickets" / ".index";
+    std::string text;
+    {
+        std::ifstream in{index};
+        text.assign(std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{});
+    }
+    const auto at = text.find("\nP-1500\t");
+    REQUIRE(at != std::string::npos);
+    const auto field = text.find('\t', at + 1) + 1;
+    text.replace(field, text.find('\t', field) - field, "not-a-number");
+    std::ofstream{index, std::ios::trunc} << text;
+    const auto mended = load_ok(board);
+    CHECK(mended.rebuilt == 1);
+    CHECK(mended.catalog.find("P-1500") != nullptr);
+    CHECK(mended.catalog.entries().size() == tickets);
 }
 
 TEST_CASE("an index with lines out of order or repeated never yields a ticket twice",

@@ -172,11 +172,12 @@ void keep_lines(std::vector<CatalogEntry>& entries, std::vector<LineState>& line
 }
 
 /// Parses the index's ticket lines into `entries` and `lines`, in file order, and stats each
-/// one's log (`tickets_fd`-relative) while its id is at hand: one pass, on two threads for a
-/// big board (into slots made beforehand, so nothing moves). A line that does not parse, or
-/// does not come strictly after the one kept before it in id order (each ticket has at most
-/// one line), is dropped: its ticket is folded from its log. Returns true if any line was
-/// dropped or the last one is torn.
+/// one's log (`tickets_fd`-relative, by the id that starts its line): two jobs at once for a
+/// big board. This thread makes each entry as it parses its line, so the entries' memory is
+/// written by the one pass that fills it; another stats the logs, the larger share of the
+/// work. A line that does not parse, or does not come strictly after the one kept before it in
+/// id order (each ticket has at most one line), is dropped: its ticket is folded from its log.
+/// Returns true if any line was dropped or the last one is torn.
 bool parse_index_lines(std::string_view body,
                        int tickets_fd,
                        std::vector<CatalogEntry>& entries,
@@ -197,21 +198,31 @@ bool parse_index_lines(std::string_view body,
     }
     const std::size_t count = lines.size();
     entries.reserve(count + 64);
-    entries.resize(count);
-    in_halves(count, [&](std::size_t from, std::size_t to) {
+    // Each job writes its own fields of a line: `parsed` and `recorded`, or `found` and `seen`.
+    const auto parse_lines = [&] {
+        for (LineState& line : lines)
+            line.parsed =
+                catalog_index::parse_line_into(line.text, line.recorded, entries.emplace_back());
+    };
+    const auto stat_logs = [&] {
         std::string path;
         path.reserve(64);
-        for (std::size_t i = from; i < to; ++i) {
-            LineState& line = lines[i];
-            line.parsed = catalog_index::parse_line_into(line.text, line.recorded, entries[i]);
-            if (!line.parsed) continue;
+        for (LineState& line : lines) {
+            // The id the parser takes from the same line: an unparsed line is dropped below.
+            const std::string_view id = line.text.substr(0, line.text.find('\t'));
+            if (!is_valid_ticket_id(id)) continue;
             struct stat st {};
-            if (::fstatat(tickets_fd, log_path_of(entries[i].ticket.id, path), &st, 0) != 0)
-                continue;
+            if (::fstatat(tickets_fd, log_path_of(id, path), &st, 0) != 0) continue;
             line.found = true;
             line.seen = identity_of(st);
         }
-    });
+    };
+    if (count > items_worth_a_thread)
+        at_once(parse_lines, stat_logs);
+    else {
+        parse_lines();
+        stat_logs();
+    }
     keep_lines(entries, lines, [&](std::size_t i, std::size_t kept) {
         const bool keep = lines[i].parsed &&
                           (kept == 0 || id_less(entries[kept - 1].ticket.id, entries[i].ticket.id));

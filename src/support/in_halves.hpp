@@ -1,7 +1,7 @@
 #pragma once
-// Work over [0, count) in two halves at once, for the board-wide loops whose items are
-// independent (parsing index lines and statting their logs, folding logs): on a 2-core
-// machine the halves of a 10,000-ticket board take half the time.
+// Two independent jobs at once, for the board-wide loops whose work splits cleanly (parsing
+// index lines while their logs are statted, folding logs in halves): on a 2-core machine the
+// two take the time of the longer one.
 
 #include <cstddef>
 #include <exception>
@@ -10,38 +10,47 @@
 
 namespace board {
 
-/// Calls `work(from, to)` on [count / 2, count) in a second thread and on [0, count / 2) in
-/// this one when `count` exceeds `split_above` (below it, starting a thread costs more than it
-/// saves), else on [0, count) here. Both halves are done when it returns; an exception thrown
-/// by either is rethrown here (the helper's first), never left to end the process. No thread
-/// to be had (a process limit) means this thread does it all.
-template <class Work>
-void in_halves(std::size_t count, Work&& work, std::size_t split_above = 2048) {
+/// Below this many items of board-wide work, starting a thread costs more than it saves.
+inline constexpr std::size_t items_worth_a_thread = 2048;
+
+/// Calls `second()` in a new thread and `first()` in this one. Both are done when it returns;
+/// an exception thrown by either is rethrown here (`second`'s first), never left to end the
+/// process. No thread to be had (a process limit) means this thread does both, `first` first.
+template <class First, class Second>
+void at_once(First&& first, Second&& second) {
     std::exception_ptr helper_failed;
     std::thread helper;
-    std::size_t mine = count;
-    if (count > split_above) {
-        try {
-            helper = std::thread{[&] {
-                try {
-                    work(count / 2, count);
-                } catch (...) {
-                    helper_failed = std::current_exception();
-                }
-            }};
-            mine = count / 2;
-        } catch (const std::system_error&) {
-            // No thread: all of it here.
-        }
+    try {
+        helper = std::thread{[&] {
+            try {
+                second();
+            } catch (...) {
+                helper_failed = std::current_exception();
+            }
+        }};
+    } catch (const std::system_error&) {
+        // No thread: both here.
     }
     try {
-        work(std::size_t{0}, mine);
+        first();
+        if (!helper.joinable()) second();
     } catch (...) {
         if (helper.joinable()) helper.join();
         throw;
     }
     if (helper.joinable()) helper.join();
     if (helper_failed) std::rethrow_exception(helper_failed);
+}
+
+/// Calls `work(from, to)` on [0, count / 2) and [count / 2, count) at once when `count`
+/// exceeds `split_above`, else on [0, count) here.
+template <class Work>
+void in_halves(std::size_t count, Work&& work, std::size_t split_above = items_worth_a_thread) {
+    if (count <= split_above) {
+        work(std::size_t{0}, count);
+        return;
+    }
+    at_once([&] { work(std::size_t{0}, count / 2); }, [&] { work(count / 2, count); });
 }
 
 }  // namespace board
