@@ -171,58 +171,81 @@ void keep_lines(std::vector<CatalogEntry>& entries, std::vector<LineState>& line
     lines.resize(kept);
 }
 
+/// Calls `each(line)` for each line of `text` that ends in a newline, in order; returns false
+/// when the text ends in a line without one (torn).
+template <class Each>
+bool for_each_line(std::string_view text, Each&& each) {
+    const char* at = text.data();
+    const char* const end = at + text.size();
+    while (at < end) {
+        const auto* newline =
+            static_cast<const char*>(std::memchr(at, '\n', static_cast<std::size_t>(end - at)));
+        if (!newline) return false;
+        each(std::string_view{at, static_cast<std::size_t>(newline - at)});
+        at = newline + 1;
+    }
+    return true;
+}
+
 /// Parses the index's ticket lines into `entries` and `lines`, in file order, and stats each
 /// one's log (`tickets_fd`-relative, by the id that starts its line): two jobs at once for a
-/// big board. This thread makes each entry as it parses its line, so the entries' memory is
-/// written by the one pass that fills it; another stats the logs, the larger share of the
-/// work. A line that does not parse, or does not come strictly after the one kept before it in
-/// id order (each ticket has at most one line), is dropped: its ticket is folded from its log.
-/// Returns true if any line was dropped or the last one is torn.
+/// big board, each walking the lines itself. This thread makes each entry and line as it
+/// parses, so their memory is written by the one pass that fills it; another stats the logs,
+/// the larger share of the work. A line that does not parse, or does not come strictly after
+/// the one kept before it in id order (each ticket has at most one line), is dropped: its
+/// ticket is folded from its log. Returns true if any line was dropped or the last one is torn.
 bool parse_index_lines(std::string_view body,
                        int tickets_fd,
                        std::vector<CatalogEntry>& entries,
                        std::vector<LineState>& lines) {
-    bool dropped = false;
-    lines.reserve(body.size() / 160 + 16);
-    const char* at = body.data();
-    const char* const end = at + body.size();
-    while (at < end) {
-        const auto* newline =
-            static_cast<const char*>(std::memchr(at, '\n', static_cast<std::size_t>(end - at)));
-        if (!newline) {
-            dropped = true;  // a torn index: rebuild what is missing
-            break;
-        }
-        lines.emplace_back().text = {at, static_cast<std::size_t>(newline - at)};
-        at = newline + 1;
-    }
-    const std::size_t count = lines.size();
-    entries.reserve(count + 64);
-    // Each job writes its own fields of a line: `parsed` and `recorded`, or `found` and `seen`.
+    // Lines run to about 240 bytes: this many is a guess at the count, for room and threads.
+    const std::size_t about = body.size() / 160 + 16;
+    bool torn = false;
     const auto parse_lines = [&] {
-        for (LineState& line : lines)
+        lines.reserve(about);
+        entries.reserve(about);
+        torn = !for_each_line(body, [&](std::string_view text) {
+            LineState& line = lines.emplace_back();
+            line.text = text;
             line.parsed =
-                catalog_index::parse_line_into(line.text, line.recorded, entries.emplace_back());
+                catalog_index::parse_line_into(text, line.recorded, entries.emplace_back());
+        });
     };
+
+    struct Seen {
+        LogIdentity log;
+        bool found = false;
+    };
+
+    std::vector<Seen> seen;
     const auto stat_logs = [&] {
+        seen.reserve(about);
         std::string path;
         path.reserve(64);
-        for (LineState& line : lines) {
+        for_each_line(body, [&](std::string_view text) {
+            Seen& now = seen.emplace_back();
             // The id the parser takes from the same line: an unparsed line is dropped below.
-            const std::string_view id = line.text.substr(0, line.text.find('\t'));
-            if (!is_valid_ticket_id(id)) continue;
+            const std::string_view id = text.substr(0, text.find('\t'));
             struct stat st {};
-            if (::fstatat(tickets_fd, log_path_of(id, path), &st, 0) != 0) continue;
-            line.found = true;
-            line.seen = identity_of(st);
-        }
+            if (!is_valid_ticket_id(id) ||
+                ::fstatat(tickets_fd, log_path_of(id, path), &st, 0) != 0)
+                return;
+            now.found = true;
+            now.log = identity_of(st);
+        });
     };
-    if (count > items_worth_a_thread)
+    if (about > items_worth_a_thread)
         at_once(parse_lines, stat_logs);
     else {
         parse_lines();
         stat_logs();
     }
+    // The same text split the same way: one stat per line.
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        lines[i].found = seen[i].found;
+        lines[i].seen = seen[i].log;
+    }
+    bool dropped = torn;  // a torn index: rebuild what is missing
     keep_lines(entries, lines, [&](std::size_t i, std::size_t kept) {
         const bool keep = lines[i].parsed &&
                           (kept == 0 || id_less(entries[kept - 1].ticket.id, entries[i].ticket.id));
