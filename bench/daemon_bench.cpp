@@ -117,6 +117,16 @@ void append_durably(const fs::path& file, const std::string& line) {
     ::close(fd);
 }
 
+/// CPU seconds (user + system) this process has spent itself, not its children.
+double self_cpu_seconds() {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    const auto seconds = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 /// Waits for `pid` to end and returns the CPU seconds (user + system) of its own threads, not
 /// of the children it waited for: read from /proc while it is a zombie, then reaped. The
 /// exit code goes to `code`.
@@ -275,6 +285,8 @@ int main(int argc, char** argv) {
 
     std::vector<double> bare_s;
     std::vector<double> files_s;
+    std::vector<double> bare_cpu_s;   ///< the loop's own process, not the agents
+    std::vector<double> files_cpu_s;  ///< the same, with the board's file work
     std::vector<std::vector<double>> daemon_s(daemons.size());
     std::vector<std::vector<double>> daemon_cpu_s(daemons.size());  ///< its own threads only
     for (int round = 0; round < rounds; ++round) {
@@ -287,6 +299,7 @@ int main(int argc, char** argv) {
         for (int i = 0; i < tickets; ++i)
             std::ofstream(events_of(i)) << R"({"type":"created"})" << '\n';
         auto start = Clock::now();
+        double cpu_before = self_cpu_seconds();
         std::vector<std::pair<pid_t, int>> flight;  // pid, ticket
         const auto land = [&](pid_t done) {
             append_durably(events_of(landed(flight, done)),
@@ -306,9 +319,12 @@ int main(int argc, char** argv) {
         }
         while (!flight.empty()) land(::wait(nullptr));
         bare_s.push_back(seconds_since(start));
+        bare_cpu_s.push_back(self_cpu_seconds() - cpu_before);
 
+        cpu_before = self_cpu_seconds();
         files_s.push_back(
             bare_with_board_files(scratch / ("files-" + std::to_string(round)), agent, tickets));
+        files_cpu_s.push_back(self_cpu_seconds() - cpu_before);
         std::printf(
             "round %d: bare %.3f s, bare + files %.3f s", round + 1, bare_s.back(), files_s.back());
         for (std::size_t k = 0; k < daemons.size(); ++k) {
@@ -356,6 +372,11 @@ int main(int argc, char** argv) {
     // The board's rules ask this file work of every run: done as the bare loop does its own
     // (one thread, each sync waited for), it alone puts the loop at this share of the bare one.
     std::printf("  the board's file work alone: %.0f%% of the bare loop\n", 100.0 * bare / files);
+    // The yardstick for the daemon's own CPU below: what a loop that only launches, and one
+    // that also does the board's file work, spend themselves (their children, the agents, not).
+    std::printf("    their own CPU: bare %.0f us per run, with the file work %.0f us per run\n",
+                1e6 * median(bare_cpu_s) / tickets,
+                1e6 * median(files_cpu_s) / tickets);
     for (std::size_t k = 0; k < daemons.size(); ++k) {
         const double dmn = median(daemon_s[k]);
         std::printf(
