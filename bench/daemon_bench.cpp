@@ -117,27 +117,35 @@ void append_durably(const fs::path& file, const std::string& line) {
     ::close(fd);
 }
 
-/// CPU seconds (user + system) this process has spent itself, not its children.
-double self_cpu_seconds() {
-    rusage usage{};
-    ::getrusage(RUSAGE_SELF, &usage);
+double cpu_seconds_of(const rusage& usage) {
     const auto seconds = [](const timeval& t) {
         return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
     };
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
+/// CPU seconds (user + system) this process has spent itself (RUSAGE_SELF), or its children
+/// it waited for (RUSAGE_CHILDREN): the agents of a loop.
+double cpu_seconds(int who) {
+    rusage usage{};
+    ::getrusage(who, &usage);
+    return cpu_seconds_of(usage);
+}
+
 /// Waits for `pid` to end and returns the CPU seconds (user + system) of its own threads, not
 /// of the children it waited for: read from /proc while it is a zombie, then reaped. The
-/// exit code goes to `code`.
-double own_cpu_seconds(pid_t pid, int& code) {
+/// exit code goes to `code`, and the CPU seconds of the children it waited for (its agents)
+/// to `children`.
+double own_cpu_seconds(pid_t pid, int& code, double& children) {
     siginfo_t info{};
     int waited = 0;
     while ((waited = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT)) != 0 &&
            errno == EINTR) {
     }
+    rusage usage{};
     if (waited != 0) {
-        code = wait_for(pid);
+        code = wait_for(pid, &usage);
+        children = -1;
         return -1;
     }
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -154,8 +162,10 @@ double own_cpu_seconds(pid_t pid, int& code) {
         }
         ticks = static_cast<double>(utime + stime);
     }
-    code = wait_for(pid);
-    return ticks < 0 ? -1 : ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+    code = wait_for(pid, &usage);
+    const double own = ticks < 0 ? -1 : ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+    children = own < 0 ? -1 : cpu_seconds_of(usage) - own;  // the rusage holds both
+    return own;
 }
 
 double seconds_since(Clock::time_point t) {
@@ -285,10 +295,13 @@ int main(int argc, char** argv) {
 
     std::vector<double> bare_s;
     std::vector<double> files_s;
-    std::vector<double> bare_cpu_s;   ///< the loop's own process, not the agents
-    std::vector<double> files_cpu_s;  ///< the same, with the board's file work
+    std::vector<double> bare_cpu_s;          ///< the loop's own process, not the agents
+    std::vector<double> files_cpu_s;         ///< the same, with the board's file work
+    std::vector<double> bare_agents_cpu_s;   ///< the agents the bare loop started
+    std::vector<double> files_agents_cpu_s;  ///< and those of the loop with the file work
     std::vector<std::vector<double>> daemon_s(daemons.size());
-    std::vector<std::vector<double>> daemon_cpu_s(daemons.size());  ///< its own threads only
+    std::vector<std::vector<double>> daemon_cpu_s(daemons.size());         ///< its own threads only
+    std::vector<std::vector<double>> daemon_agents_cpu_s(daemons.size());  ///< its agents
     for (int round = 0; round < rounds; ++round) {
         // Bare: the same agent, the same count, 2 at a time. Like the daemon's board, each
         // round's folder is new and its logs exist before the clock starts: the agent's
@@ -299,7 +312,8 @@ int main(int argc, char** argv) {
         for (int i = 0; i < tickets; ++i)
             std::ofstream(events_of(i)) << R"({"type":"created"})" << '\n';
         auto start = Clock::now();
-        double cpu_before = self_cpu_seconds();
+        double cpu_before = cpu_seconds(RUSAGE_SELF);
+        double agents_before = cpu_seconds(RUSAGE_CHILDREN);
         std::vector<std::pair<pid_t, int>> flight;  // pid, ticket
         const auto land = [&](pid_t done) {
             append_durably(events_of(landed(flight, done)),
@@ -319,12 +333,15 @@ int main(int argc, char** argv) {
         }
         while (!flight.empty()) land(::wait(nullptr));
         bare_s.push_back(seconds_since(start));
-        bare_cpu_s.push_back(self_cpu_seconds() - cpu_before);
+        bare_cpu_s.push_back(cpu_seconds(RUSAGE_SELF) - cpu_before);
+        bare_agents_cpu_s.push_back(cpu_seconds(RUSAGE_CHILDREN) - agents_before);
 
-        cpu_before = self_cpu_seconds();
+        cpu_before = cpu_seconds(RUSAGE_SELF);
+        agents_before = cpu_seconds(RUSAGE_CHILDREN);
         files_s.push_back(
             bare_with_board_files(scratch / ("files-" + std::to_string(round)), agent, tickets));
-        files_cpu_s.push_back(self_cpu_seconds() - cpu_before);
+        files_cpu_s.push_back(cpu_seconds(RUSAGE_SELF) - cpu_before);
+        files_agents_cpu_s.push_back(cpu_seconds(RUSAGE_CHILDREN) - agents_before);
         std::printf(
             "round %d: bare %.3f s, bare + files %.3f s", round + 1, bare_s.back(), files_s.back());
         for (std::size_t k = 0; k < daemons.size(); ++k) {
@@ -342,7 +359,9 @@ int main(int argc, char** argv) {
                                   {path_env, tmp_env},
                                   (scratch / "daemon.out").string());
             int code = 0;
-            daemon_cpu_s[k].push_back(own_cpu_seconds(d, code));
+            double agents = -1;
+            daemon_cpu_s[k].push_back(own_cpu_seconds(d, code, agents));
+            daemon_agents_cpu_s[k].push_back(agents);
             daemon_s[k].push_back(seconds_since(start));
             std::ifstream out(scratch / "daemon.out");
             int finished = 0;
@@ -377,6 +396,10 @@ int main(int argc, char** argv) {
     std::printf("    their own CPU: bare %.0f us per run, with the file work %.0f us per run\n",
                 1e6 * median(bare_cpu_s) / tickets,
                 1e6 * median(files_cpu_s) / tickets);
+    // On two cores the agents' CPU counts as much as the launcher's.
+    std::printf("    their agents' CPU: bare %.0f us per run, with the file work %.0f us per run\n",
+                1e6 * median(bare_agents_cpu_s) / tickets,
+                1e6 * median(files_agents_cpu_s) / tickets);
     for (std::size_t k = 0; k < daemons.size(); ++k) {
         const double dmn = median(daemon_s[k]);
         std::printf(
@@ -399,6 +422,10 @@ int main(int argc, char** argv) {
         std::printf("    its own CPU (its threads, not the agents'): %.3f s, %.0f us per run\n",
                     cpu,
                     1e6 * cpu / tickets);
+        std::printf(
+            "    its agents' CPU (confined, unless the kernel has no Landlock): %.0f us "
+            "per run\n",
+            1e6 * median(daemon_agents_cpu_s[k]) / tickets);
     }
     if (rss_tickets <= 0) return 0;  // no memory measurement asked for
     // Memory on a big board.
