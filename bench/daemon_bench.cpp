@@ -1,7 +1,7 @@
 // board_daemon_bench: the daemon's overhead, measured as whole processes in one run.
 //
 //   board_daemon_bench DAEMON NULL_AGENT BOARD_GEN [--tickets 1000] [--rounds 5]
-//                      [--rss-tickets 10000] [--also OTHER_DAEMON]
+//                      [--rss-tickets 10000] [--also OTHER_DAEMON] [--sandbox none]
 //
 // 1. Throughput: N backlog tickets taken through research by `board-daemon --max-parallel 2`
 //    with board_null_agent, against a bare loop doing the same durable work: launch the same
@@ -17,7 +17,10 @@
 //    folder, saved prompt, run log, the draft taken as the artifact with fdatasync and folder
 //    fsync, ticket.json), shows what the daemon itself adds: deciding, folding, confining,
 //    reading the agent's output. The daemon's own CPU (its threads, not its agents') is
-//    printed as well: the part of its overhead that no disk explains.
+//    printed as well: the part of its overhead that no disk explains, and its agents' CPU
+//    beside the loops' (on two cores, what the agents spend is as much a cost as what the
+//    launcher spends). `--sandbox none` runs the daemon's agents unconfined (board.yaml's
+//    `sandbox: none`): a diagnosis of what confinement costs, not the daemon as it ships.
 // 2. Memory: the daemon's peak RSS (wait4's ru_maxrss) on a board_gen board of M tickets
 //    x ~20 events, working it for up to 10 s with the null agent.
 
@@ -81,7 +84,7 @@ int wait_for(pid_t pid, rusage* usage = nullptr) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-void make_backlog_board(const fs::path& root, int tickets) {
+void make_backlog_board(const fs::path& root, int tickets, const std::string& sandbox) {
     fs::create_directories(root / "tickets");
     std::ofstream(root / "board.yaml")
         << "prefix: B\n"
@@ -89,7 +92,8 @@ void make_backlog_board(const fs::path& root, int tickets) {
            "gates: { research: none }\n"
            "wip: { research: 0 }\n"
            "daemon: { max_parallel: 2, poll: 10s, debounce: 0s }\n"
-           "agents:\n  default: { command: [board_null_agent], timeout: 1m }\n";
+           "agents:\n  default: { command: [board_null_agent], timeout: 1m, sandbox: "
+        << sandbox << " }\n";
     for (int i = 1; i <= tickets; ++i) {
         const std::string id = "B-" + std::to_string(i);
         fs::create_directories(root / "tickets" / id);
@@ -261,7 +265,7 @@ int main(int argc, char** argv) {
         std::fprintf(
             stderr,
             "usage: %s DAEMON NULL_AGENT BOARD_GEN [--tickets N] [--rounds R] [--rss-tickets M] "
-            "[--also OTHER_DAEMON]\n",
+            "[--also OTHER_DAEMON] [--sandbox none]\n",
             argv[0]);
         return 2;
     }
@@ -270,10 +274,13 @@ int main(int argc, char** argv) {
     const std::string board_gen = fs::absolute(argv[3]).string();
     int tickets = 1000, rounds = 5, rss_tickets = 10000;
     std::vector<std::string> daemons{daemon};
+    std::string sandbox = "auto";
     for (int i = 4; i + 1 < argc; i += 2) {
         const std::string flag = argv[i];
         const int value = std::atoi(argv[i + 1]);
-        if (flag == "--also")
+        if (flag == "--sandbox")
+            sandbox = argv[i + 1];
+        else if (flag == "--also")
             daemons.push_back(fs::absolute(argv[i + 1]).string());
         else if (flag == "--tickets")
             tickets = value;
@@ -347,7 +354,7 @@ int main(int argc, char** argv) {
         for (std::size_t k = 0; k < daemons.size(); ++k) {
             const fs::path board =
                 scratch / ("board-" + std::to_string(round) + "-" + std::to_string(k));
-            make_backlog_board(board, tickets);
+            make_backlog_board(board, tickets, sandbox);
             start = Clock::now();
             const pid_t d = spawn({daemons[k],
                                    "--board",
@@ -422,10 +429,9 @@ int main(int argc, char** argv) {
         std::printf("    its own CPU (its threads, not the agents'): %.3f s, %.0f us per run\n",
                     cpu,
                     1e6 * cpu / tickets);
-        std::printf(
-            "    its agents' CPU (confined, unless the kernel has no Landlock): %.0f us "
-            "per run\n",
-            1e6 * median(daemon_agents_cpu_s[k]) / tickets);
+        std::printf("    its agents' CPU (sandbox: %s): %.0f us per run\n",
+                    sandbox.c_str(),
+                    1e6 * median(daemon_agents_cpu_s[k]) / tickets);
     }
     if (rss_tickets <= 0) return 0;  // no memory measurement asked for
     // Memory on a big board.
