@@ -84,10 +84,12 @@ void stop_leftover_processes(const RunContext& context,
         // the daemon's own (started from inside a run's environment).
         const pid_t group = ::getpgid(process.pid);
         const pid_t session = ::getsid(process.pid);
-        const bool group_stopped = group > 1 && group == session && group != own_group &&
-                                   session != own_session && signal_group(group, SIGKILL);
+        // Alive after they were read: they are its own, not a later holder's of its number.
+        const bool group_stopped = process.alive() && group > 1 && group == session &&
+                                   group != own_group && session != own_session &&
+                                   signal_group(group, SIGKILL);
         // Not said when it had gone already, or is not ours to stop.
-        if (::kill(process.pid, SIGKILL) != 0 && !group_stopped) continue;
+        if (!process.signal(SIGKILL) && !group_stopped) continue;
         say(fmt::format("{}: stopped a process of run {} left by the last daemon (pid {})",
                         ticket_dir.filename().string(),
                         process.run,

@@ -13,9 +13,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace board::orchestrator {
 
@@ -333,16 +337,32 @@ asio::awaitable<std::variant<fs::path, std::string>> ensure_worktree(asio::any_i
     co_return path;
 }
 
+bool AgentProcessFound::alive() const {
+    return signal(0);
+}
+
+bool AgentProcessFound::signal(int signal) const {
+    if (pidfd) return ::syscall(SYS_pidfd_send_signal, pidfd.get(), signal, nullptr, 0) == 0;
+    return ::kill(pid, signal) == 0;
+}
+
 std::vector<AgentProcessFound> processes_with_a_board_run() {
     std::vector<AgentProcessFound> found;
     std::error_code ec;
     for (const auto& proc : fs::directory_iterator("/proc", ec)) {
         const std::string name = proc.path().filename().string();
         if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-        const int pid = std::atoi(name.c_str());
-        auto run = run_of_process(pid);
-        if (run.empty()) continue;
-        found.push_back({pid, std::move(run.ticket_dir), std::move(run.run)});
+        AgentProcessFound process;
+        process.pid = std::atoi(name.c_str());
+        // Pinned before its environment is read, and checked alive after: a number that
+        // changed hands meanwhile is never taken for the process whose environment was read.
+        process.pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, process.pid, 0)));
+        if (!process.pidfd && errno != ENOSYS) continue;  // ended already
+        auto run = run_of_process(process.pid);
+        if (run.empty() || !process.alive()) continue;
+        process.ticket_dir = std::move(run.ticket_dir);
+        process.run = std::move(run.run);
+        found.push_back(std::move(process));
     }
     return found;
 }

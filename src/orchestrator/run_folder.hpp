@@ -6,6 +6,7 @@
 
 #include "orchestrator/agent_process.hpp"
 #include "orchestrator/run_outcome.hpp"
+#include "support/unique_fd.hpp"
 
 #include <board/sandbox.hpp>
 
@@ -105,6 +106,15 @@ struct AgentProcessFound {
     int pid = 0;
     std::string ticket_dir;  ///< BOARD_TICKET_DIR
     std::string run;         ///< BOARD_RUN
+    /// Taken before its environment was read (none on a kernel without pidfds): what is sent
+    /// through it reaches this process, never one given its number since.
+    UniqueFd pidfd;
+
+    /// Whether it still runs (or is a zombie): then what was read of it by its number was
+    /// its own.
+    bool alive() const;
+    /// Sends it `signal`; false when it has ended (or is not ours to signal).
+    bool signal(int signal) const;
 };
 
 /// Every process with BOARD_TICKET_DIR and BOARD_RUN in its environment. Every agent is
