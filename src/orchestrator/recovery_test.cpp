@@ -63,37 +63,51 @@ void end(pid_t pid) {
     ::waitpid(pid, nullptr, 0);
 }
 
+/// A board whose ticket `id` has the run `run` started (its files in `runs/`) and an agent of
+/// that run still going, as a dead daemon left it; and what the start-up scan found of it.
+struct LeftoverAgent {
+    board::testing::TempDir board{"board-recovery-"};
+    pid_t pid = -1;
+    std::vector<AgentProcessFound> found;
+
+    LeftoverAgent(const std::string& id, const std::string& run, const std::string& phase) {
+        const fs::path ticket = board.path() / "tickets" / id;
+        fs::create_directories(ticket / "runs" / (run + "-" + phase));
+        pid = start_sleeper(
+            {"BOARD_TICKET_DIR=" + ticket.string(), "BOARD_RUN=" + run, "PATH=/usr/bin:/bin"});
+        REQUIRE(pid > 0);
+        for (auto& process : processes_with_a_board_run())
+            if (process.pid == pid) found.push_back(std::move(process));
+        REQUIRE(found.size() == 1);
+        CHECK(found[0].run == run);
+    }
+
+    /// The daemon's start-up stop of what it found; what it said.
+    std::vector<std::string> stop() const {
+        RunContext context;
+        context.board_root = board.path();
+        std::vector<std::string> said;
+        stop_leftover_processes(
+            context, found, [&](const std::string& line) { said.push_back(line); });
+        return said;
+    }
+};
+
 }  // namespace
 
 TEST_CASE("a process given the number of a leftover agent after the scan is left alone",
           "[recovery]") {
-    board::testing::TempDir board{"board-recovery-"};
-    const fs::path ticket = board.path() / "tickets" / "P-1";
-    fs::create_directories(ticket / "runs" / "0001-research");
-    const pid_t agent = start_sleeper(
-        {"BOARD_TICKET_DIR=" + ticket.string(), "BOARD_RUN=0001", "PATH=/usr/bin:/bin"});
-    REQUIRE(agent > 0);
-
-    std::vector<AgentProcessFound> found;
-    for (auto& process : processes_with_a_board_run())
-        if (process.pid == agent) found.push_back(std::move(process));
-    REQUIRE(found.size() == 1);
-    CHECK(found[0].run == "0001");
-
+    const LeftoverAgent agent{"P-1", "0001", "research"};
     // The agent ends and its number is given to a bystander before the daemon acts.
-    end(agent);
-    const pid_t bystander = start_sleeper({"PATH=/usr/bin:/bin"}, agent);
+    end(agent.pid);
+    const pid_t bystander = start_sleeper({"PATH=/usr/bin:/bin"}, agent.pid);
     if (bystander < 0 && errno == EPERM) {
         WARN("not checked: choosing a process's number (clone3 set_tid) needs CAP_SYS_ADMIN");
         return;
     }
-    REQUIRE(bystander == agent);
+    REQUIRE(bystander == agent.pid);
 
-    RunContext context;
-    context.board_root = board.path();
-    std::vector<std::string> said;
-    stop_leftover_processes(context, found, [&](const std::string& line) { said.push_back(line); });
-    CHECK(said.empty());
+    CHECK(agent.stop().empty());
     // Still running: ended now by this test's own signal, not by the daemon's SIGKILL.
     ::kill(bystander, SIGTERM);
     int status = 0;
@@ -103,26 +117,13 @@ TEST_CASE("a process given the number of a leftover agent after the scan is left
 }
 
 TEST_CASE("a leftover agent found at start is stopped, and said to be", "[recovery]") {
-    board::testing::TempDir board{"board-recovery-"};
-    const fs::path ticket = board.path() / "tickets" / "P-2";
-    fs::create_directories(ticket / "runs" / "0003-implementing");
-    const pid_t agent = start_sleeper(
-        {"BOARD_TICKET_DIR=" + ticket.string(), "BOARD_RUN=0003", "PATH=/usr/bin:/bin"});
-    REQUIRE(agent > 0);
-    std::vector<AgentProcessFound> found;
-    for (auto& process : processes_with_a_board_run())
-        if (process.pid == agent) found.push_back(std::move(process));
-    REQUIRE(found.size() == 1);
-
-    RunContext context;
-    context.board_root = board.path();
-    std::vector<std::string> said;
-    stop_leftover_processes(context, found, [&](const std::string& line) { said.push_back(line); });
+    const LeftoverAgent agent{"P-2", "0003", "implementing"};
+    const auto said = agent.stop();
     int status = 0;
-    REQUIRE(::waitpid(agent, &status, 0) == agent);
+    REQUIRE(::waitpid(agent.pid, &status, 0) == agent.pid);
     CHECK(WIFSIGNALED(status));
     CHECK(WTERMSIG(status) == SIGKILL);
     REQUIRE(said.size() == 1);
     CHECK(said[0] == "P-2: stopped a process of run 0003 left by the last daemon (pid " +
-                         std::to_string(agent) + ")");
+                         std::to_string(agent.pid) + ")");
 }
