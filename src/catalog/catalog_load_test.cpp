@@ -259,9 +259,10 @@ TEST_CASE("tickets the index does not know are found, gone ones drop out", "[cat
 
 TEST_CASE("a big board's logs are checked on two threads, each log still against its line",
           "[catalog][load]") {
-    // Above 2,048 tickets the lines are parsed on one thread while their logs are statted on
-    // another: a change anywhere must be seen, and a line that does not parse must be folded
-    // though its log was statted. Logs are copies of one (no fsync each), renamed per ticket.
+    // On a big board (an index of more than about 200 KB) the lines are parsed on one thread
+    // while their logs are statted on another: a change anywhere must be seen, and a line that does
+    // not parse must be folded though its log was statted. Logs are copies of one (no fsync each),
+    // renamed per ticket.
     TempBoard board;
     board.create("P-1", "one of many");
     std::string line;

@@ -198,8 +198,9 @@ bool parse_index_lines(std::string_view body,
                        int tickets_fd,
                        std::vector<CatalogEntry>& entries,
                        std::vector<LineState>& lines) {
-    // Lines run to about 240 bytes: this many is a guess at the count, for room and threads.
-    const std::size_t about = body.size() / 160 + 16;
+    // Lines run to 100-300 bytes: a guess at the count from the size, on the high side, for
+    // the room reserved (pages never touched cost nothing) and for whether to start a thread.
+    const std::size_t about = body.size() / 100 + 16;
     bool torn = false;
     const auto parse_lines = [&] {
         lines.reserve(about);
@@ -240,12 +241,18 @@ bool parse_index_lines(std::string_view body,
         parse_lines();
         stat_logs();
     }
-    // The same text split the same way: one stat per line.
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        lines[i].found = seen[i].found;
-        lines[i].seen = seen[i].log;
-    }
     bool dropped = torn;  // a torn index: rebuild what is missing
+    if (seen.size() == lines.size()) {
+        // The same text split the same way: one stat per line.
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            lines[i].found = seen[i].found;
+            lines[i].seen = seen[i].log;
+        }
+    } else {
+        // The two walks saw different text (a program wrote the index in place, which no
+        // board writer does): no line is believed, every ticket is folded from its log.
+        dropped = true;
+    }
     keep_lines(entries, lines, [&](std::size_t i, std::size_t kept) {
         const bool keep = lines[i].parsed &&
                           (kept == 0 || id_less(entries[kept - 1].ticket.id, entries[i].ticket.id));

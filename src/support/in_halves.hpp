@@ -14,8 +14,9 @@ namespace board {
 inline constexpr std::size_t items_worth_a_thread = 2048;
 
 /// Calls `second()` in a new thread and `first()` in this one. Both are done when it returns;
-/// an exception thrown by either is rethrown here (`second`'s first), never left to end the
-/// process. No thread to be had (a process limit) means this thread does both, `first` first.
+/// an exception thrown by either is rethrown here (`first`'s when both throw), never left to
+/// end the process. No thread to be had (a process limit) means this thread does both, `first`
+/// first.
 template <class First, class Second>
 void at_once(First&& first, Second&& second) {
     std::exception_ptr helper_failed;
