@@ -356,8 +356,10 @@ std::vector<AgentProcessFound> processes_with_a_board_run() {
         process.pid = std::atoi(name.c_str());
         // Pinned before its environment is read, and checked alive after: a number that
         // changed hands meanwhile is never taken for the process whose environment was read.
-        process.pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, process.pid, 0)));
-        if (!process.pidfd && errno != ENOSYS) continue;  // ended already
+        const long pidfd = ::syscall(SYS_pidfd_open, process.pid, 0);
+        if (pidfd < 0 && errno == ESRCH) continue;  // ended already
+        // Without a pidfd (no kernel support, no descriptor left) it goes by its number.
+        process.pidfd.reset(static_cast<int>(pidfd));
         auto run = run_of_process(process.pid);
         if (run.empty() || !process.alive()) continue;
         process.ticket_dir = std::move(run.ticket_dir);
