@@ -146,30 +146,33 @@ double own_cpu_seconds(pid_t pid, int& code, double& children) {
     while ((waited = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT)) != 0 &&
            errno == EINTR) {
     }
-    rusage usage{};
+    children = -1;
     if (waited != 0) {
-        code = wait_for(pid, &usage);
-        children = -1;
+        code = wait_for(pid);
         return -1;
     }
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
     const std::string text{std::istreambuf_iterator<char>(stat), {}};
-    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14,
+    // stime 15, and the children it waited for cutime 16, cstime 17 (all in clock ticks).
     double ticks = -1;
     if (const auto close = text.rfind(')'); close != std::string::npos) {
         std::istringstream fields(text.substr(close + 2));
         std::string field;
-        long utime = 0, stime = 0;
-        for (int i = 3; i <= 15 && fields >> field; ++i) {
-            if (i == 14) utime = std::stol(field);
-            if (i == 15) stime = std::stol(field);
+        long own = 0, waited_for = 0;
+        int read = 0;
+        for (int i = 3; i <= 17 && fields >> field; ++i, ++read) {
+            if (i == 14 || i == 15) own += std::stol(field);
+            if (i == 16 || i == 17) waited_for += std::stol(field);
         }
-        ticks = static_cast<double>(utime + stime);
+        if (read == 15) {
+            const auto per_second = static_cast<double>(::sysconf(_SC_CLK_TCK));
+            ticks = static_cast<double>(own);
+            children = static_cast<double>(waited_for) / per_second;
+        }
     }
-    code = wait_for(pid, &usage);
-    const double own = ticks < 0 ? -1 : ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
-    children = own < 0 ? -1 : cpu_seconds_of(usage) - own;  // the rusage holds both
-    return own;
+    code = wait_for(pid);
+    return ticks < 0 ? -1 : ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
 double seconds_since(Clock::time_point t) {
@@ -429,9 +432,15 @@ int main(int argc, char** argv) {
         std::printf("    its own CPU (its threads, not the agents'): %.3f s, %.0f us per run\n",
                     cpu,
                     1e6 * cpu / tickets);
+        std::vector<double> agents;
+        std::copy_if(daemon_agents_cpu_s[k].begin(),
+                     daemon_agents_cpu_s[k].end(),
+                     std::back_inserter(agents),
+                     [](double s) { return s >= 0; });
+        if (agents.empty()) continue;
         std::printf("    its agents' CPU (sandbox: %s): %.0f us per run\n",
                     sandbox.c_str(),
-                    1e6 * median(daemon_agents_cpu_s[k]) / tickets);
+                    1e6 * median(agents) / tickets);
     }
     if (rss_tickets <= 0) return 0;  // no memory measurement asked for
     // Memory on a big board.
