@@ -121,19 +121,15 @@ void append_durably(const fs::path& file, const std::string& line) {
     ::close(fd);
 }
 
-double cpu_seconds_of(const rusage& usage) {
-    const auto seconds = [](const timeval& t) {
-        return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
-    };
-    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
 /// CPU seconds (user + system) this process has spent itself (RUSAGE_SELF), or its children
 /// it waited for (RUSAGE_CHILDREN): the agents of a loop.
 double cpu_seconds(int who) {
     rusage usage{};
     ::getrusage(who, &usage);
-    return cpu_seconds_of(usage);
+    const auto seconds = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 /// Waits for `pid` to end and returns the CPU seconds (user + system) of its own threads, not
@@ -422,25 +418,23 @@ int main(int argc, char** argv) {
             100.0 * files / dmn);
         // What the daemon's own threads spent, disk latency aside: deciding, folding, writing,
         // confining and launching, reading output.
-        std::vector<double> read;  // a daemon whose /proc could not be read gives none
-        std::copy_if(
-            daemon_cpu_s[k].begin(), daemon_cpu_s[k].end(), std::back_inserter(read), [](double s) {
-                return s >= 0;
-            });
+        // Both from one read of its /proc: a round whose read failed (-1) gives neither.
+        std::vector<std::size_t> read;
+        for (std::size_t r = 0; r < daemon_cpu_s[k].size(); ++r)
+            if (daemon_cpu_s[k][r] >= 0) read.push_back(r);
         if (read.empty()) continue;
-        const double cpu = median(read);
+        const auto median_of_read = [&](const std::vector<double>& per_round) {
+            std::vector<double> values;
+            for (const std::size_t r : read) values.push_back(per_round[r]);
+            return median(values);
+        };
+        const double cpu = median_of_read(daemon_cpu_s[k]);
         std::printf("    its own CPU (its threads, not the agents'): %.3f s, %.0f us per run\n",
                     cpu,
                     1e6 * cpu / tickets);
-        std::vector<double> agents;
-        std::copy_if(daemon_agents_cpu_s[k].begin(),
-                     daemon_agents_cpu_s[k].end(),
-                     std::back_inserter(agents),
-                     [](double s) { return s >= 0; });
-        if (agents.empty()) continue;
         std::printf("    its agents' CPU (sandbox: %s): %.0f us per run\n",
                     sandbox.c_str(),
-                    1e6 * median(agents) / tickets);
+                    1e6 * median_of_read(daemon_agents_cpu_s[k]) / tickets);
     }
     if (rss_tickets <= 0) return 0;  // no memory measurement asked for
     // Memory on a big board.
