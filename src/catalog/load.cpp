@@ -235,12 +235,7 @@ bool parse_index_lines(std::string_view body,
             now.log = identity_of(st);
         });
     };
-    if (about > items_worth_a_thread)
-        at_once(parse_lines, stat_logs);
-    else {
-        parse_lines();
-        stat_logs();
-    }
+    at_once(parse_lines, stat_logs, about > items_worth_a_thread);
     bool dropped = torn;  // a torn index: rebuild what is missing
     if (seen.size() == lines.size()) {
         // The same text split the same way: one stat per line.

@@ -15,22 +15,24 @@ inline constexpr std::size_t items_worth_a_thread = 2048;
 
 /// Calls `second()` in a new thread and `first()` in this one. Both are done when it returns;
 /// an exception thrown by either is rethrown here (`first`'s when both throw), never left to
-/// end the process. No thread to be had (a process limit) means this thread does both, `first`
-/// first.
+/// end the process. Without `worth_a_thread` (too little work to pay for starting one), or no
+/// thread to be had (a process limit), this thread does both, `first` first.
 template <class First, class Second>
-void at_once(First&& first, Second&& second) {
+void at_once(First&& first, Second&& second, bool worth_a_thread = true) {
     std::exception_ptr helper_failed;
     std::thread helper;
-    try {
-        helper = std::thread{[&] {
-            try {
-                second();
-            } catch (...) {
-                helper_failed = std::current_exception();
-            }
-        }};
-    } catch (const std::system_error&) {
-        // No thread: both here.
+    if (worth_a_thread) {
+        try {
+            helper = std::thread{[&] {
+                try {
+                    second();
+                } catch (...) {
+                    helper_failed = std::current_exception();
+                }
+            }};
+        } catch (const std::system_error&) {
+            // No thread: both here.
+        }
     }
     try {
         first();

@@ -20,6 +20,19 @@ TEST_CASE("two jobs at once: the second on another thread, both done on return",
     CHECK(second_on != std::this_thread::get_id());
 }
 
+TEST_CASE("two jobs not worth a thread: both here, the first first", "[support]") {
+    std::vector<int> order;
+    std::thread::id second_on;
+    at_once([&] { order.push_back(1); },
+            [&] {
+                order.push_back(2);
+                second_on = std::this_thread::get_id();
+            },
+            false);
+    CHECK(order == std::vector<int>{1, 2});
+    CHECK(second_on == std::this_thread::get_id());
+}
+
 TEST_CASE("either job's exception reaches the caller once the other has finished", "[support]") {
     std::atomic<bool> second_done{false};
     CHECK_THROWS_WITH(
