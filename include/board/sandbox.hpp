@@ -67,9 +67,18 @@ int prepare_reading(const std::vector<std::filesystem::path>& hidden,
 int prepare_writing(const Confinement& rules, std::string& problem);
 
 /// Confines the calling process for good with prepared rulesets (either may be -1: that half
-/// is not confined). For the child between fork and exec: async-signal-safe, allocates
-/// nothing. Returns 0, or the errno of the call that failed.
-int enforce_confinement(int reading_fd, int writing_fd) noexcept;
+/// is not confined), under the filter that refuses Unix sockets and io_uring (installed here,
+/// or already `filter_inherited` from a thread that ran filter_this_thread). For the child
+/// between fork and exec: async-signal-safe, allocates nothing. Returns 0, or the errno of
+/// the call that failed.
+int enforce_confinement(int reading_fd, int writing_fd, bool filter_inherited = false) noexcept;
+
+/// Sets no_new_privs and installs the filter enforce_confinement uses on the calling thread
+/// alone (the process's other threads stay as they were). Every process the thread starts
+/// from then on has both: a thread that launches only confined agents filters itself once,
+/// and the kernel does not build the filter again for each child. Returns 0, or the errno of
+/// the call that failed.
+int filter_this_thread() noexcept;
 
 /// Both rulesets made, then enforced on the calling process. Returns an empty string on
 /// success, else why not, one sentence.

@@ -1,5 +1,6 @@
 #include "orchestrator/agent_process.hpp"
 
+#include "orchestrator/disk_work.hpp"
 #include "orchestrator/strays.hpp"
 #include "support/unique_fd.hpp"
 
@@ -8,6 +9,7 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/readable_pipe.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/process/v2/environment.hpp>
@@ -19,6 +21,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fcntl.h>
+#include <future>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -48,7 +51,8 @@ struct ChildPlan {
     int output_fd = -1;
     int reading_fd = -1;  ///< prepared Landlock rulesets, or -1: unconfined
     int writing_fd = -1;
-    int highest_fd = 0;  ///< where closing descriptors one by one stops (no close_range)
+    bool filter_inherited = false;  ///< the launching thread is filtered (LaunchingThread)
+    int highest_fd = 0;             ///< where closing descriptors one by one stops (no close_range)
     // Written by the child when a step fails, read by the parent once the clone returns.
     int failed_errno = 0;
     const char* failed_step = nullptr;
@@ -79,7 +83,9 @@ BOARD_CHILD_CODE int run_child(void* argument) {
     // controlling terminal, so an agent cannot push keystrokes into the person's shell, and
     // one kill(-pgid) stops everything it starts.
     if (::setsid() < 0) child_fails(plan, "setsid");
-    if (const int error = enforce_confinement(plan.reading_fd, plan.writing_fd); error != 0) {
+    if (const int error =
+            enforce_confinement(plan.reading_fd, plan.writing_fd, plan.filter_inherited);
+        error != 0) {
         errno = error;
         child_fails(plan, "Landlock");
     }
@@ -108,6 +114,9 @@ BOARD_CHILD_CODE int run_child(void* argument) {
 }
 
 constexpr std::size_t child_stack_bytes = 256 * 1024;
+
+/// Whether this thread ran filter_this_thread (LaunchingThread): what it starts has the filter.
+thread_local bool this_thread_filtered = false;
 
 /// The stack a launch's child runs on until its exec: one per launching thread, kept for the
 /// thread's life. The clone returns only once the child has exec'd or exited (CLONE_VFORK
@@ -180,6 +189,12 @@ pid_t spawn_in_own_group(const std::filesystem::path& exe,
     plan.output_fd = output_fd;
     plan.reading_fd = spec.reading_rules ? spec.reading_rules->get() : -1;
     plan.writing_fd = spec.writing_rules ? spec.writing_rules->get() : -1;
+    plan.filter_inherited = this_thread_filtered;
+    if (this_thread_filtered && plan.reading_fd < 0 && plan.writing_fd < 0) {
+        // It would run filtered all the same: an agent set to `sandbox: none` is not.
+        problem = "an unconfined agent cannot start from the confined launching thread";
+        return -1;
+    }
     rlimit open_files{};
     plan.highest_fd = ::getrlimit(RLIMIT_NOFILE, &open_files) == 0 && open_files.rlim_cur < 65536
                           ? static_cast<int>(open_files.rlim_cur)
@@ -270,13 +285,15 @@ bool signal_group(int pgid, int signal) {
     return pgid > 0 && ::kill(-pgid, signal) == 0;
 }
 
-AgentProcess::AgentProcess(asio::any_io_executor executor)
+AgentProcess::AgentProcess(asio::any_io_executor executor, asio::any_io_executor launch_confined_on)
     : executor_(std::move(executor))
+    , launch_confined_on_(std::move(launch_confined_on))
     , timer_(executor_)
     , capture_(std::in_place) {}
 
 AgentProcess::~AgentProcess() {
-    if (pid_ > 0 && !exited_) signal_group(pid_, SIGKILL);
+    const int pid = pid_ > 0 ? pid_ : launched_pid_.load();
+    if (pid > 0 && !exited_) signal_group(pid, SIGKILL);
 }
 
 asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
@@ -323,12 +340,35 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
         out.interrupted = true;
         co_return finish();
     }
-    // Launched with a vfork-style clone (design/toolchain.md §5), then handed to Boost.Process
-    // v2, which waits for it on the io_context.
+    // Launched with a vfork-style clone (design/toolchain.md §5), a confined one on the
+    // launching thread, then handed to Boost.Process v2, which waits for it on the io_context.
     const std::vector<std::string> env = child_environment(spec);
+    RunOfProcess works_for;
+    for (const auto& [key, value] : spec.env) {
+        if (key == "BOARD_TICKET_DIR") works_for.ticket_dir = value;
+        if (key == "BOARD_RUN") works_for.run = value;
+    }
     std::string launch_problem;
-    const pid_t child =
-        spawn_in_own_group(*exe, spec, env, input.get(), write_end.get(), launch_problem);
+    const bool confined = spec.reading_rules || spec.writing_rules;
+    const auto launch_on = confined ? launch_confined_on_ : asio::any_io_executor{};
+    // 0: stopped while the launch waited its turn, nothing started.
+    const pid_t child = co_await on_disk(launch_on, [&]() -> pid_t {
+        if (stop_asked_.load() != StopAsked::no) return 0;
+        const pid_t pid = launch_noted(
+            [&] {
+                return spawn_in_own_group(
+                    *exe, spec, env, input.get(), write_end.get(), launch_problem);
+            },
+            std::move(works_for));
+        // kill_now() on the io thread meanwhile: one of the two sees the other's write.
+        launched_pid_.store(pid);
+        if (pid > 0 && stop_asked_.load() == StopAsked::kill) signal_group(pid, SIGKILL);
+        return pid;
+    });
+    if (child == 0) {
+        out.interrupted = true;
+        co_return finish();
+    }
     input.reset();
     write_end.reset();  // the child holds the only write end now: EOF when it (and its tree) end
     spec.reading_rules.reset();
@@ -338,12 +378,6 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
         write_all(log.get(), "[board-daemon] could not start: " + out.launch_error + "\n");
         co_return finish();
     }
-    RunOfProcess works_for;
-    for (const auto& [key, value] : spec.env) {
-        if (key == "BOARD_TICKET_DIR") works_for.ticket_dir = value;
-        if (key == "BOARD_RUN") works_for.run = value;
-    }
-    note_launched(child, std::move(works_for));
     bp::process process(executor_, child);
     pid_ = process.id();
     out.pid = pid_;
@@ -402,7 +436,9 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
         // Nor what left its group: once the agent is gone, its strays are our children. A
         // stray stopped now may leave children of its own to us: sweep until none is left.
         asio::steady_timer again{executor_};
-        for (int pass = 0; pass < 100 && sweep_strays().found() > 0; ++pass) {
+        for (int pass = 0; pass < 100; ++pass) {
+            const StraySweep sweep = sweep_strays();
+            if (sweep.found() == 0 && !sweep.deferred) break;
             again.expires_after(std::chrono::milliseconds{20});
             co_await again.async_wait(asio::as_tuple(asio::use_awaitable));
         }
@@ -448,6 +484,8 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
 void AgentProcess::interrupt(std::chrono::milliseconds grace) {
     if (interrupted_ || exited_) return;
     interrupted_ = true;
+    auto none = StopAsked::no;
+    stop_asked_.compare_exchange_strong(none, StopAsked::interrupt);
     grace_ = grace;
     if (stage_ == Stage::running) stage_ = Stage::terminating;
     if (pid_ > 0) {
@@ -459,7 +497,31 @@ void AgentProcess::interrupt(std::chrono::milliseconds grace) {
 void AgentProcess::kill_now() {
     interrupted_ = true;
     stage_ = Stage::killed;
-    if (pid_ > 0 && !exited_) signal_group(pid_, SIGKILL);
+    stop_asked_.store(StopAsked::kill);
+    // A launch still on the launching thread has no `pid_` yet, and the io_context may stop
+    // before it hands one over.
+    const int pid = pid_ > 0 ? pid_ : launched_pid_.load();
+    if (pid > 0 && !exited_) signal_group(pid, SIGKILL);
+}
+
+LaunchingThread::LaunchingThread() {
+    std::promise<bool> filtered;
+    auto result = filtered.get_future();
+    asio::post(thread_, [&] {
+        thread_id_ = ::gettid();
+        this_thread_filtered = filter_this_thread() == 0;
+        filtered.set_value(this_thread_filtered);
+    });
+    filtered_ = result.get();
+}
+
+LaunchingThread::~LaunchingThread() {
+    thread_.join();
+}
+
+asio::any_io_executor LaunchingThread::executor() {
+    if (!filtered_) return {};
+    return thread_.get_executor();
 }
 
 }  // namespace board::orchestrator

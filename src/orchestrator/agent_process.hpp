@@ -17,7 +17,9 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -64,11 +66,39 @@ struct ProcessOutcome {
     std::uint64_t output_dropped = 0;  ///< bytes of output past `max_output`, not in the log
 };
 
+/// A thread of its own for confined launches. It filters itself once (sandbox.hpp,
+/// filter_this_thread), so each agent cloned from it inherits the filter instead of having
+/// the kernel build it again; and the io thread goes on with the other runs while a child
+/// confines itself and execs (the clone holds its caller until then).
+class LaunchingThread {
+public:
+    LaunchingThread();
+    /// Waits for the launches it holds (those of stopped runs start nothing).
+    ~LaunchingThread();
+    LaunchingThread(const LaunchingThread&) = delete;
+    LaunchingThread& operator=(const LaunchingThread&) = delete;
+
+    /// Where confined launches run; null when the thread could not be filtered, and each
+    /// child then filters itself.
+    boost::asio::any_io_executor executor();
+
+    /// The thread's id: the agents it starts are its children in /proc/self/task/<id>/children.
+    pid_t thread_id() const { return thread_id_; }
+
+private:
+    boost::asio::thread_pool thread_{1};
+    bool filtered_ = false;
+    pid_t thread_id_ = 0;
+};
+
 /// Runs one process to its end. Create with std::make_shared; keep it alive while run() is
 /// awaited. Single-threaded: call everything from the io_context's thread.
 class AgentProcess : public std::enable_shared_from_this<AgentProcess> {
 public:
-    explicit AgentProcess(boost::asio::any_io_executor executor);
+    /// Confined launches run on `launch_confined_on` (a LaunchingThread's executor), the
+    /// others, and all when it is null, on the caller's thread.
+    explicit AgentProcess(boost::asio::any_io_executor executor,
+                          boost::asio::any_io_executor launch_confined_on = {});
     /// A process still running when its holder goes (the daemon's loop ended by an internal
     /// error) is stopped with its whole group, never left behind.
     ~AgentProcess();
@@ -93,6 +123,7 @@ private:
     enum class Stage { running, terminating, killed };
 
     boost::asio::any_io_executor executor_;
+    boost::asio::any_io_executor launch_confined_on_;
     boost::asio::steady_timer timer_;
     std::optional<OutputCapture> capture_;
     Stage stage_ = Stage::running;
@@ -100,6 +131,13 @@ private:
     bool interrupted_ = false;
     bool timed_out_ = false;
     int pid_ = 0;
+    /// The child's pid as soon as the launching thread has it, before this thread takes it
+    /// into `pid_`: kill_now() and the destructor stop a child whose launch they interrupted.
+    std::atomic<int> launched_pid_{0};
+    /// What the launching thread must know of a stop: interrupt() or kill_now() before the
+    /// clone starts nothing; kill_now() during it kills what it started.
+    enum class StopAsked { no, interrupt, kill };
+    std::atomic<StopAsked> stop_asked_{StopAsked::no};
     std::chrono::milliseconds grace_{0};
 };
 

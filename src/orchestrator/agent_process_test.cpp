@@ -1,17 +1,23 @@
 #include "orchestrator/agent_process.hpp"
 
+#include "orchestrator/strays.hpp"
 #include "support/wait.hpp"
 
 #include <board/agent_output.hpp>
+#include <board/sandbox.hpp>
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
 
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <optional>
 #include <sstream>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -43,12 +49,14 @@ LaunchSpec shell(const Scratch& s, std::string script, std::chrono::milliseconds
     return spec;
 }
 
-std::vector<ProcessOutcome> run_all(std::vector<LaunchSpec> specs) {
+std::vector<ProcessOutcome> run_all(std::vector<LaunchSpec> specs,
+                                    asio::any_io_executor launch_confined_on = {}) {
     asio::io_context io;
     std::vector<ProcessOutcome> out(specs.size());
     std::vector<std::shared_ptr<AgentProcess>> processes;  // alive while they run
     for (std::size_t i = 0; i < specs.size(); ++i) {
-        auto& process = processes.emplace_back(std::make_shared<AgentProcess>(io.get_executor()));
+        auto& process = processes.emplace_back(
+            std::make_shared<AgentProcess>(io.get_executor(), launch_confined_on));
         asio::co_spawn(
             io, process->run(specs[i]), [&out, i](std::exception_ptr e, ProcessOutcome o) {
                 REQUIRE_FALSE(e);
@@ -64,6 +72,12 @@ std::string read_file(const fs::path& p) {
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
+}
+
+/// The value of `key` (`NoNewPrivs`, `Seccomp_filters`) in a /proc/<pid>/status text.
+int status_field(const std::string& status_text, const std::string& key) {
+    const auto at = status_text.find("\n" + key + ":\t");
+    return at == std::string::npos ? -1 : std::atoi(status_text.c_str() + at + key.size() + 3);
 }
 
 bool alive(int pid) {
@@ -196,16 +210,37 @@ TEST_CASE("a second agent in the same io_context is still killed at its timeout"
 }
 
 TEST_CASE("many agents at once each get their own outcome") {
+    // Confined, they start on the launching thread while the io thread sweeps for strays as
+    // each one ends: none is taken for a stray before it is noted.
+    const bool confined = GENERATE(false, true);
+    CAPTURE(confined);
+    if (confined && board::landlock_abi() == 0) {
+        WARN("SKIPPED (confined): this kernel has no Landlock");
+        return;
+    }
     Scratch s;
+    std::optional<LaunchingThread> launching;
+    std::shared_ptr<const board::UniqueFd> reading, writing;
+    if (confined) {
+        launching.emplace();
+        std::string problem;
+        board::Confinement rules;
+        rules.writable = {s.dir};
+        reading = std::make_shared<const board::UniqueFd>(board::prepare_reading({}, problem));
+        writing = std::make_shared<const board::UniqueFd>(board::prepare_writing(rules, problem));
+        REQUIRE(problem.empty());
+    }
     std::vector<LaunchSpec> specs;
     for (int i = 0; i < 24; ++i) {
         // The scenario: every fourth agent hangs past its timeout, the others exit at once.
         auto spec =
             i % 4 == 0 ? shell(s, "sleep 5", 150ms) : shell(s, "exit " + std::to_string(i % 7));
         spec.log_file = s.dir / ("run-" + std::to_string(i) + ".log");
+        spec.reading_rules = reading;
+        spec.writing_rules = writing;
         specs.push_back(spec);
     }
-    const auto out = run_all(specs);
+    const auto out = run_all(specs, launching ? launching->executor() : asio::any_io_executor{});
     for (int i = 0; i < 24; ++i) {
         CAPTURE(i);
         CHECK(out[static_cast<std::size_t>(i)].timed_out == (i % 4 == 0));
@@ -304,4 +339,146 @@ TEST_CASE("an agent its dialect calls hopeless is stopped at once, with its own 
     CHECK(out[0].output.report.retry == board::Retry::helps);
     CHECK(read_file(s.dir / "run.log").find("[board-daemon] stopping the agent") !=
           std::string::npos);
+}
+
+TEST_CASE("agents launched from the launching thread have its one filter, unconfined ones none") {
+    if (board::landlock_abi() == 0) {
+        WARN("this kernel has no Landlock: agents run unconfined here, nothing to test");
+        return;
+    }
+    Scratch s;
+    LaunchingThread launching;
+    REQUIRE(launching.executor());
+    std::string problem;
+    board::Confinement rules;
+    rules.writable = {s.dir};
+    const auto report = [&](const std::string& name) {
+        // A leading newline, as every field but the first of the whole file has one.
+        return shell(s,
+                     "(echo; grep -E '^(NoNewPrivs|Seccomp_filters):' /proc/self/status) > " +
+                         name + ".txt");
+    };
+    LaunchSpec confined = report("confined");
+    confined.reading_rules =
+        std::make_shared<const board::UniqueFd>(board::prepare_reading({}, problem));
+    confined.writing_rules =
+        std::make_shared<const board::UniqueFd>(board::prepare_writing(rules, problem));
+    REQUIRE(problem.empty());
+    // Whose child each agent is, seen as it starts.
+    const auto child_of_launching_thread = [&](int pid) {
+        const std::string children =
+            " " +
+            read_file("/proc/self/task/" + std::to_string(launching.thread_id()) + "/children");
+        return children.find(" " + std::to_string(pid) + " ") != std::string::npos;
+    };
+    const std::vector<LaunchSpec> specs{confined, report("unconfined")};
+    std::vector<ProcessOutcome> out(specs.size());
+    std::vector<int> launching_thread_child(specs.size(), -1);
+    {
+        asio::io_context io;
+        std::vector<std::shared_ptr<AgentProcess>> processes;
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+            processes.push_back(
+                std::make_shared<AgentProcess>(io.get_executor(), launching.executor()));
+            const auto started = [&, i](int pid) {
+                launching_thread_child[i] = child_of_launching_thread(pid) ? 1 : 0;
+            };
+            asio::co_spawn(io,
+                           processes.back()->run(specs[i], started),
+                           [&out, i](std::exception_ptr e, ProcessOutcome o) {
+                               REQUIRE_FALSE(e);
+                               out[i] = std::move(o);
+                           });
+        }
+        io.run();
+    }
+    CHECK(launching_thread_child[0] == 1);
+    CHECK(launching_thread_child[1] == 0);
+    for (const auto& o : out) {
+        CHECK(o.launch_error.empty());
+        CHECK(o.exit_code == 0);
+    }
+    const std::string mine = read_file("/proc/self/status");
+    const std::string confined_status = read_file(s.dir / "confined.txt");
+    const std::string unconfined_status = read_file(s.dir / "unconfined.txt");
+    INFO(confined_status << unconfined_status);
+    // The filter the thread installed once, inherited: no second one made by the child.
+    // Counted against this process's own filters (a container may add its own).
+    CHECK(status_field(confined_status, "NoNewPrivs") == 1);
+    CHECK(status_field(confined_status, "Seccomp_filters") ==
+          status_field(mine, "Seccomp_filters") + 1);
+    // An agent set to `sandbox: none` starts elsewhere, with nothing of the thread's.
+    CHECK(status_field(unconfined_status, "NoNewPrivs") == status_field(mine, "NoNewPrivs"));
+    CHECK(status_field(unconfined_status, "Seccomp_filters") ==
+          status_field(mine, "Seccomp_filters"));
+}
+
+TEST_CASE("a sweep while another thread launches leaves that launch alone and does not wait") {
+    std::promise<void> launched;
+    std::promise<StraySweep> swept;
+    const std::shared_future<StraySweep> sweep = swept.get_future().share();
+    pid_t child = -1;
+    std::thread launching([&] {
+        launch_noted([&] {
+            child = ::fork();
+            if (child == 0) {
+                ::execl("/bin/sleep", "sleep", "30", nullptr);
+                ::_exit(127);
+            }
+            launched.set_value();
+            sweep.wait();  // the sweep happens while this launch is not noted yet
+            return child;
+        });
+    });
+    launched.get_future().wait();
+    swept.set_value(sweep_strays());
+    launching.join();
+    CHECK(sweep.get().found() == 0);
+    int status = 0;
+    CHECK(::waitpid(child, &status, WNOHANG) == 0);  // still running
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+    note_waited(child);
+}
+
+TEST_CASE("a run stopped while its launch waits for the launching thread starts nothing") {
+    if (board::landlock_abi() == 0) {
+        WARN("this kernel has no Landlock: agents run unconfined here, nothing to test");
+        return;
+    }
+    Scratch s;
+    LaunchingThread launching;
+    REQUIRE(launching.executor());
+    std::string problem;
+    board::Confinement rules;
+    rules.writable = {s.dir};
+    LaunchSpec spec = shell(s, "echo started > started.txt");
+    spec.reading_rules =
+        std::make_shared<const board::UniqueFd>(board::prepare_reading({}, problem));
+    spec.writing_rules =
+        std::make_shared<const board::UniqueFd>(board::prepare_writing(rules, problem));
+    REQUIRE(problem.empty());
+    // The thread busy with another launch until the run is stopped.
+    std::promise<void> stopped;
+    asio::post(launching.executor(), [done = stopped.get_future()]() mutable { done.wait(); });
+    asio::io_context io;
+    auto process = std::make_shared<AgentProcess>(io.get_executor(), launching.executor());
+    bool started = false;
+    ProcessOutcome out;
+    asio::co_spawn(io,
+                   process->run(spec, [&](int) { started = true; }),
+                   [&](std::exception_ptr e, ProcessOutcome o) {
+                       REQUIRE_FALSE(e);
+                       out = std::move(o);
+                   });
+    // Runs once the run waits for its launch (the coroutine started first).
+    asio::post(io, [&] {
+        process->interrupt(100ms);
+        stopped.set_value();
+    });
+    io.run();
+    CHECK(out.interrupted);
+    CHECK(out.launch_error.empty());
+    CHECK_FALSE(started);
+    CHECK_FALSE(fs::exists(s.dir / "started.txt"));
 }

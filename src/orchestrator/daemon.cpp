@@ -86,7 +86,6 @@ public:
                    app::query_socket_path(options.board_root),
                    [this](const app::BoardQuery& q) { return answer_now(q); })
         , answered_(options.board_root / "board.yaml")
-        , launcher_(process_launcher())
         , writes_(options.board_root, known_, reporter_, options.poll.value_or(config.daemon.poll))
         , due_(known_, writes_, config_.policy)
         , shipments_(
@@ -117,6 +116,8 @@ public:
         }
         run_context_.executor = io_.get_executor();
         run_context_.disk = disk_.get_executor();
+        if (sandbox_ok_) launching_.emplace();
+        launcher_ = process_launcher(launching_ ? launching_->executor() : asio::any_io_executor{});
         writes_.use_disk(disk_.get_executor());
         shipments_.use_disk(disk_.get_executor());
     }
@@ -159,6 +160,7 @@ public:
         // The disk threads' last work (`ticket.json` refreshed after the last writes), and
         // what they had to say about it.
         disk_.join();
+        launching_.reset();  // a launch it held ends now; its run never resumes
         writes_.report_snapshot_failures();
         // A notification sent just before the end still reaches its person: wait for the
         // commands in flight (reap() kills those past notify.timeout, so this ends).
@@ -569,8 +571,10 @@ private:
     bool stopping_ = false;
     bool finished_ = false;
     int exit_code_ = 0;
-    /// Last: its threads stop (finishing the work they hold) before anything they use goes.
+    /// Last: their threads stop (finishing the work they hold) before anything they use goes.
     asio::thread_pool disk_{2};
+    /// Where confined agents are launched (agent_process.hpp); none without Landlock.
+    std::optional<LaunchingThread> launching_;
 };
 
 }  // namespace

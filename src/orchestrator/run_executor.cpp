@@ -23,8 +23,10 @@ namespace {
 
 class ProcessRun final : public AgentRun {
 public:
-    explicit ProcessRun(boost::asio::any_io_executor executor)
-        : process_(std::make_shared<AgentProcess>(std::move(executor))) {}
+    ProcessRun(boost::asio::any_io_executor executor,
+               boost::asio::any_io_executor launch_confined_on)
+        : process_(
+              std::make_shared<AgentProcess>(std::move(executor), std::move(launch_confined_on))) {}
 
     boost::asio::awaitable<ProcessOutcome> run(LaunchSpec spec) override {
         return process_->run(std::move(spec));
@@ -42,15 +44,21 @@ private:
 
 class ProcessLauncher final : public AgentLauncher {
 public:
+    explicit ProcessLauncher(boost::asio::any_io_executor launch_confined_on)
+        : launch_confined_on_(std::move(launch_confined_on)) {}
+
     std::shared_ptr<AgentRun> prepare(boost::asio::any_io_executor executor) override {
-        return std::make_shared<ProcessRun>(std::move(executor));
+        return std::make_shared<ProcessRun>(std::move(executor), launch_confined_on_);
     }
+
+private:
+    boost::asio::any_io_executor launch_confined_on_;
 };
 
 }  // namespace
 
-std::unique_ptr<AgentLauncher> process_launcher() {
-    return std::make_unique<ProcessLauncher>();
+std::unique_ptr<AgentLauncher> process_launcher(boost::asio::any_io_executor launch_confined_on) {
+    return std::make_unique<ProcessLauncher>(std::move(launch_confined_on));
 }
 
 bool RunContext::confined(Status phase) const {

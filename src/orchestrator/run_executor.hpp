@@ -45,8 +45,10 @@ public:
     virtual std::shared_ptr<AgentRun> prepare(boost::asio::any_io_executor executor) = 0;
 };
 
-/// Launches each agent as a process of its own (agent_process.hpp).
-std::unique_ptr<AgentLauncher> process_launcher();
+/// Launches each agent as a process of its own (agent_process.hpp), a confined one on
+/// `launch_confined_on` (a LaunchingThread's) when given.
+std::unique_ptr<AgentLauncher> process_launcher(
+    boost::asio::any_io_executor launch_confined_on = {});
 
 /// What every run of one daemon shares.
 struct RunContext {

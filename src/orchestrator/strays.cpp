@@ -15,12 +15,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace board::orchestrator {
 namespace {
 
 std::mutex registry_mutex;
+
+/// The threads in launch_noted, between the clone and the note: a child of theirs that is not
+/// noted may be that launch.
+std::unordered_multiset<pid_t>& launching_threads() {
+    static std::unordered_multiset<pid_t> threads;
+    return threads;
+}
 
 /// Every process launched and not yet waited for, with the run it works for.
 std::unordered_map<pid_t, RunOfProcess>& launched() {
@@ -89,11 +97,17 @@ std::vector<pid_t> numeric_entries(const char* folder) {
     return out;
 }
 
+struct Child {
+    pid_t pid = 0;
+    pid_t thread = 0;  ///< the thread whose child it is; 0: not known
+};
+
 /// This process's children: from each thread's `children` list, or where the kernel keeps
 /// none (CONFIG_PROC_CHILDREN off), from every process's parent field.
-std::vector<pid_t> children() {
-    std::vector<pid_t> out;
+std::vector<Child> children() {
+    std::vector<Child> out;
     bool listed = false;
+    std::vector<pid_t> pids;
     for (const pid_t task : numeric_entries("/proc/self/task")) {
         const std::string path = "/proc/self/task/" + std::to_string(task) + "/children";
         std::FILE* file = std::fopen(path.c_str(), "re");
@@ -104,12 +118,15 @@ std::vector<pid_t> children() {
         for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, file)) > 0;)
             text.append(buffer, n);
         std::fclose(file);
-        add_pids(out, text);
+        pids.clear();
+        add_pids(pids, text);
+        for (const pid_t pid : pids) out.push_back(Child{pid, task});
     }
     if (listed) return out;
     const pid_t self = ::getpid();
     for (const pid_t pid : numeric_entries("/proc")) {
-        if (const auto stat = read_stat(pid); stat && stat->parent == self) out.push_back(pid);
+        if (const auto stat = read_stat(pid); stat && stat->parent == self)
+            out.push_back(Child{pid, 0});
     }
     return out;
 }
@@ -143,6 +160,36 @@ void note_launched(pid_t pid, RunOfProcess run) {
     launched().insert_or_assign(pid, std::move(run));
 }
 
+pid_t launch_noted(const std::function<pid_t()>& launch, RunOfProcess run) {
+    const pid_t thread = ::gettid();
+    {
+        const std::lock_guard lock{registry_mutex};
+        launching_threads().insert(thread);
+    }
+    const auto done = [&] { launching_threads().erase(launching_threads().find(thread)); };
+    pid_t pid = -1;
+    try {
+        pid = launch();
+    } catch (...) {
+        const std::lock_guard lock{registry_mutex};
+        done();
+        throw;
+    }
+    const std::lock_guard lock{registry_mutex};
+    done();
+    if (pid <= 0) return pid;
+    try {
+        launched().insert_or_assign(pid, std::move(run));
+    } catch (...) {
+        // Not noted, so no one would wait for it or stop it: stopped now (a later sweep
+        // reaps it).
+        ::kill(-pid, SIGKILL);
+        ::kill(pid, SIGKILL);
+        throw;
+    }
+    return pid;
+}
+
 void note_waited(pid_t pid) {
     const std::lock_guard lock{registry_mutex};
     launched().erase(pid);
@@ -152,8 +199,17 @@ StraySweep sweep_strays() {
     StraySweep sweep;
     const std::lock_guard lock{registry_mutex};
     const auto& ours = launched();
-    for (const pid_t pid : children()) {
+    const auto& launching = launching_threads();
+    for (const auto& [pid, thread] : children()) {
         if (ours.count(pid) != 0) continue;
+        // Perhaps a launch not noted yet: a child of a thread launching now (strays come back
+        // to the main thread), or any child while a launch is in flight where children cannot
+        // be told apart by thread. Judged by a later sweep.
+        if (thread != 0 && launching.count(thread) != 0) continue;
+        if (thread == 0 && !launching.empty()) {
+            sweep.deferred = true;
+            continue;
+        }
         const auto stat = read_stat(pid);
         if (!stat) continue;  // gone already (reaped by whoever launched it)
         if (stat->state == 'Z') {

@@ -11,6 +11,7 @@
 // environment names the run of one (an agent's daemonized helper is re-parented to us while
 // its agent still works).
 
+#include <functional>
 #include <string>
 #include <sys/types.h>
 
@@ -38,12 +39,20 @@ bool become_subreaper();
 /// `pid` was started by this process, which waits for it itself: never a stray. `run`: the
 /// run it works for (empty for none); strays that name it are left alone while it runs.
 void note_launched(pid_t pid, RunOfProcess run = {});
+/// Calls `launch` (which returns the pid it started, or -1) and notes the process as
+/// note_launched does. Until then a sweep leaves the launching thread's children alone: a
+/// launch on another thread than the sweeps' is never taken for a stray, and a sweep never
+/// waits for a launch.
+pid_t launch_noted(const std::function<pid_t()>& launch, RunOfProcess run = {});
 /// `pid` was waited for: from now on the number may belong to anyone.
 void note_waited(pid_t pid);
 
 struct StraySweep {
     int stopped = 0;  ///< strays sent SIGKILL (with their process group when they lead one)
     int reaped = 0;   ///< strays that had ended and were waited for
+    /// Children left unjudged: a launch was in flight and the kernel does not say which
+    /// thread's child each is. Sweep again later.
+    bool deferred = false;
 
     /// Strays found: a sweep that found none left nothing behind.
     int found() const { return stopped + reaped; }

@@ -281,15 +281,28 @@ constexpr sock_filter no_unix_sockets[] = {
 
 }  // namespace
 
-// Raw system calls and no instrumentation: this runs in a child that shares the launcher's
-// memory until it execs (see agent_process.cpp).
-__attribute__((no_sanitize("address", "undefined"))) int enforce_confinement(
-    int reading_fd, int writing_fd) noexcept {
-    if (reading_fd < 0 && writing_fd < 0) return 0;
+// Raw system calls and no instrumentation: these run in a child that shares the launcher's
+// memory until it execs (see agent_process.cpp). Without SECCOMP_FILTER_FLAG_TSYNC the filter
+// is the calling thread's alone, as no_new_privs is.
+__attribute__((no_sanitize("address", "undefined"))) int filter_this_thread() noexcept {
     if (::syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
     const sock_fprog filter{static_cast<unsigned short>(std::size(no_unix_sockets)),
                             const_cast<sock_filter*>(no_unix_sockets)};
     if (::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &filter) != 0) return errno;
+    return 0;
+}
+
+__attribute__((no_sanitize("address", "undefined"))) int enforce_confinement(
+    int reading_fd, int writing_fd, bool filter_inherited) noexcept {
+    if (reading_fd < 0 && writing_fd < 0) return 0;
+    // Inherited is checked, not believed: without no_new_privs or in no filter mode it is
+    // not ours, and the filter is installed here.
+    const bool inherited = filter_inherited &&
+                           ::syscall(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1 &&
+                           ::syscall(SYS_prctl, PR_GET_SECCOMP, 0, 0, 0, 0) == SECCOMP_MODE_FILTER;
+    if (!inherited) {
+        if (const int error = filter_this_thread(); error != 0) return error;
+    }
     for (const int ruleset_fd : {reading_fd, writing_fd}) {
         if (ruleset_fd >= 0 && ::syscall(SYS_landlock_restrict_self, ruleset_fd, 0) != 0)
             return errno;

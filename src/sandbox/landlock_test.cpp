@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -257,4 +258,31 @@ TEST_CASE("path_is_within compares whole components") {
     CHECK_FALSE(board::path_is_within("/a/bc", "/a/b"));
     CHECK_FALSE(board::path_is_within("/a", "/a/b"));
     CHECK(board::path_is_within("/anything", "/"));
+}
+
+TEST_CASE("a thread that filters itself hands the filter to what it starts, and only it") {
+    // The filter stands without Landlock; the daemon filters a thread only where Landlock is.
+    int in_child = -1;
+    bool thread_filtered = false;
+    std::thread launching([&] {
+        thread_filtered = board::filter_this_thread() == 0;
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+            ::_exit(fd >= 0 ? 0 : (errno == EACCES ? 1 : 2));
+        }
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        in_child = WIFEXITED(status) ? WEXITSTATUS(status) : 200;
+    });
+    launching.join();
+    if (!thread_filtered) {
+        WARN("this kernel has no seccomp filters: nothing to test");
+        return;
+    }
+    CHECK(in_child == 1);  // refused, with no filter installed by the child itself
+    // The process's other threads are as they were: this one still makes Unix sockets.
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    CHECK(fd >= 0);
+    if (fd >= 0) ::close(fd);
 }
