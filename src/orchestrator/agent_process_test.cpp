@@ -7,8 +7,8 @@
 #include <board/sandbox.hpp>
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <catch2/catch.hpp>
 
 #include <csignal>
@@ -78,6 +78,25 @@ std::string read_file(const fs::path& p) {
 int status_field(const std::string& status_text, const std::string& key) {
     const auto at = status_text.find("\n" + key + ":\t");
     return at == std::string::npos ? -1 : std::atoi(status_text.c_str() + at + key.size() + 3);
+}
+
+/// True, with a warning, when this kernel has no Landlock: agents run unconfined there.
+bool no_landlock() {
+    if (board::landlock_abi() != 0) return false;
+    WARN("this kernel has no Landlock: agents run unconfined here, nothing to test");
+    return true;
+}
+
+/// `spec` confined as the daemon confines an agent, writing only in the scratch folder.
+void confine(LaunchSpec& spec, const Scratch& s) {
+    std::string problem;
+    board::Confinement rules;
+    rules.writable = {s.dir};
+    spec.reading_rules =
+        std::make_shared<const board::UniqueFd>(board::prepare_reading({}, problem));
+    spec.writing_rules =
+        std::make_shared<const board::UniqueFd>(board::prepare_writing(rules, problem));
+    REQUIRE(problem.empty());
 }
 
 bool alive(int pid) {
@@ -214,30 +233,17 @@ TEST_CASE("many agents at once each get their own outcome") {
     // each one ends: none is taken for a stray before it is noted.
     const bool confined = GENERATE(false, true);
     CAPTURE(confined);
-    if (confined && board::landlock_abi() == 0) {
-        WARN("SKIPPED (confined): this kernel has no Landlock");
-        return;
-    }
+    if (confined && no_landlock()) return;
     Scratch s;
     std::optional<LaunchingThread> launching;
-    std::shared_ptr<const board::UniqueFd> reading, writing;
-    if (confined) {
-        launching.emplace();
-        std::string problem;
-        board::Confinement rules;
-        rules.writable = {s.dir};
-        reading = std::make_shared<const board::UniqueFd>(board::prepare_reading({}, problem));
-        writing = std::make_shared<const board::UniqueFd>(board::prepare_writing(rules, problem));
-        REQUIRE(problem.empty());
-    }
+    if (confined) launching.emplace();
     std::vector<LaunchSpec> specs;
     for (int i = 0; i < 24; ++i) {
         // The scenario: every fourth agent hangs past its timeout, the others exit at once.
         auto spec =
             i % 4 == 0 ? shell(s, "sleep 5", 150ms) : shell(s, "exit " + std::to_string(i % 7));
         spec.log_file = s.dir / ("run-" + std::to_string(i) + ".log");
-        spec.reading_rules = reading;
-        spec.writing_rules = writing;
+        if (confined) confine(spec, s);
         specs.push_back(spec);
     }
     const auto out = run_all(specs, launching ? launching->executor() : asio::any_io_executor{});
@@ -342,16 +348,10 @@ TEST_CASE("an agent its dialect calls hopeless is stopped at once, with its own 
 }
 
 TEST_CASE("agents launched from the launching thread have its one filter, unconfined ones none") {
-    if (board::landlock_abi() == 0) {
-        WARN("this kernel has no Landlock: agents run unconfined here, nothing to test");
-        return;
-    }
+    if (no_landlock()) return;
     Scratch s;
     LaunchingThread launching;
     REQUIRE(launching.executor());
-    std::string problem;
-    board::Confinement rules;
-    rules.writable = {s.dir};
     const auto report = [&](const std::string& name) {
         // A leading newline, as every field but the first of the whole file has one.
         return shell(s,
@@ -359,11 +359,7 @@ TEST_CASE("agents launched from the launching thread have its one filter, unconf
                          name + ".txt");
     };
     LaunchSpec confined = report("confined");
-    confined.reading_rules =
-        std::make_shared<const board::UniqueFd>(board::prepare_reading({}, problem));
-    confined.writing_rules =
-        std::make_shared<const board::UniqueFd>(board::prepare_writing(rules, problem));
-    REQUIRE(problem.empty());
+    confine(confined, s);
     // Whose child each agent is, seen as it starts.
     const auto child_of_launching_thread = [&](int pid) {
         const std::string children =
@@ -442,22 +438,12 @@ TEST_CASE("a sweep while another thread launches leaves that launch alone and do
 }
 
 TEST_CASE("a run stopped while its launch waits for the launching thread starts nothing") {
-    if (board::landlock_abi() == 0) {
-        WARN("this kernel has no Landlock: agents run unconfined here, nothing to test");
-        return;
-    }
+    if (no_landlock()) return;
     Scratch s;
     LaunchingThread launching;
     REQUIRE(launching.executor());
-    std::string problem;
-    board::Confinement rules;
-    rules.writable = {s.dir};
     LaunchSpec spec = shell(s, "echo started > started.txt");
-    spec.reading_rules =
-        std::make_shared<const board::UniqueFd>(board::prepare_reading({}, problem));
-    spec.writing_rules =
-        std::make_shared<const board::UniqueFd>(board::prepare_writing(rules, problem));
-    REQUIRE(problem.empty());
+    confine(spec, s);
     // The thread busy with another launch until the run is stopped.
     std::promise<void> stopped;
     asio::post(launching.executor(), [done = stopped.get_future()]() mutable { done.wait(); });
