@@ -483,9 +483,8 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
 
 void AgentProcess::interrupt(std::chrono::milliseconds grace) {
     if (interrupted_ || exited_) return;
-    interrupted_ = true;
-    auto none = StopAsked::no;
-    stop_asked_.compare_exchange_strong(none, StopAsked::interrupt);
+    interrupted_ = true;  // kill_now() sets it too: a kill is never weakened here
+    stop_asked_.store(StopAsked::interrupt);
     grace_ = grace;
     if (stage_ == Stage::running) stage_ = Stage::terminating;
     if (pid_ > 0) {

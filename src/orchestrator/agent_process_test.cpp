@@ -14,6 +14,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <optional>
 #include <sstream>
@@ -49,19 +50,24 @@ LaunchSpec shell(const Scratch& s, std::string script, std::chrono::milliseconds
     return spec;
 }
 
+/// Runs `specs` at once to their ends; `started(i, pid)` as the i-th starts, when given.
 std::vector<ProcessOutcome> run_all(std::vector<LaunchSpec> specs,
-                                    asio::any_io_executor launch_confined_on = {}) {
+                                    asio::any_io_executor launch_confined_on = {},
+                                    std::function<void(std::size_t, int)> started = {}) {
     asio::io_context io;
     std::vector<ProcessOutcome> out(specs.size());
     std::vector<std::shared_ptr<AgentProcess>> processes;  // alive while they run
     for (std::size_t i = 0; i < specs.size(); ++i) {
         auto& process = processes.emplace_back(
             std::make_shared<AgentProcess>(io.get_executor(), launch_confined_on));
-        asio::co_spawn(
-            io, process->run(specs[i]), [&out, i](std::exception_ptr e, ProcessOutcome o) {
-                REQUIRE_FALSE(e);
-                out[i] = std::move(o);
-            });
+        std::function<void(int)> on_started;
+        if (started) on_started = [&started, i](int pid) { started(i, pid); };
+        asio::co_spawn(io,
+                       process->run(specs[i], std::move(on_started)),
+                       [&out, i](std::exception_ptr e, ProcessOutcome o) {
+                           REQUIRE_FALSE(e);
+                           out[i] = std::move(o);
+                       });
     }
     io.run();
     return out;
@@ -367,27 +373,11 @@ TEST_CASE("agents launched from the launching thread have its one filter, unconf
             read_file("/proc/self/task/" + std::to_string(launching.thread_id()) + "/children");
         return children.find(" " + std::to_string(pid) + " ") != std::string::npos;
     };
-    const std::vector<LaunchSpec> specs{confined, report("unconfined")};
-    std::vector<ProcessOutcome> out(specs.size());
-    std::vector<int> launching_thread_child(specs.size(), -1);
-    {
-        asio::io_context io;
-        std::vector<std::shared_ptr<AgentProcess>> processes;
-        for (std::size_t i = 0; i < specs.size(); ++i) {
-            processes.push_back(
-                std::make_shared<AgentProcess>(io.get_executor(), launching.executor()));
-            const auto started = [&, i](int pid) {
-                launching_thread_child[i] = child_of_launching_thread(pid) ? 1 : 0;
-            };
-            asio::co_spawn(io,
-                           processes.back()->run(specs[i], started),
-                           [&out, i](std::exception_ptr e, ProcessOutcome o) {
-                               REQUIRE_FALSE(e);
-                               out[i] = std::move(o);
-                           });
-        }
-        io.run();
-    }
+    std::vector<int> launching_thread_child(2, -1);
+    const auto out = run_all(
+        {confined, report("unconfined")}, launching.executor(), [&](std::size_t i, int pid) {
+            launching_thread_child[i] = child_of_launching_thread(pid) ? 1 : 0;
+        });
     CHECK(launching_thread_child[0] == 1);
     CHECK(launching_thread_child[1] == 0);
     for (const auto& o : out) {
