@@ -66,6 +66,28 @@ int prepare_reading(const std::vector<std::filesystem::path>& hidden,
 /// holds a hidden file is left out). Returns its descriptor or -1, as prepare_reading.
 int prepare_writing(const Confinement& rules, std::string& problem);
 
+/// The writable places every run shares (the shared rules' `writable`, less any that holds one
+/// of their hidden files), each held open so that a run's writing ruleset takes one stat per
+/// place, not an open, a stat and a close: a place is opened again only when its path names
+/// another file than the one held (made, removed or replaced since). Safe to share between
+/// threads.
+class KeptWritingPlaces {
+public:
+    explicit KeptWritingPlaces(const Confinement& shared);
+    ~KeptWritingPlaces();
+    KeptWritingPlaces(const KeptWritingPlaces&) = delete;
+    KeptWritingPlaces& operator=(const KeptWritingPlaces&) = delete;
+
+    /// The writing ruleset of one run: these places and `own.writable` (a run's own places,
+    /// each left out when it holds one of `own.hidden`), as prepare_writing gives it.
+    int prepare(const Confinement& own, std::string& problem);
+
+private:
+    struct Place;
+    std::mutex mutex_;
+    std::vector<Place> places_;
+};
+
 /// Confines the calling process for good with prepared rulesets (either may be -1: that half
 /// is not confined), under the filter that refuses Unix sockets and io_uring (installed here,
 /// or already `filter_inherited` from a thread that ran filter_this_thread). For the child

@@ -111,6 +111,8 @@ public:
             run_context_.confinement = shared_confinement(options_.board_root);
             run_context_.reading_rules =
                 std::make_shared<KeptReadingRules>(run_context_.confinement.rules.hidden);
+            run_context_.writing_places =
+                std::make_shared<KeptWritingPlaces>(run_context_.confinement.rules);
             run_context_.settings = std::make_shared<SettingsGuard>(
                 run_context_.confinement.guarded, settings_kept_file(options_.board_root));
         }

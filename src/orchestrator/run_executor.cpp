@@ -97,7 +97,8 @@ void confine(const RunContext& context,
                         prepared.spec);
     prepared.spec.reading_rules = context.reading_rules->current(problem);
     if (prepared.spec.reading_rules)
-        prepared.spec.writing_rules = std::make_shared<UniqueFd>(prepare_writing(rules, problem));
+        prepared.spec.writing_rules =
+            std::make_shared<UniqueFd>(context.writing_places->prepare(rules, problem));
     if (!prepared.spec.reading_rules || !*prepared.spec.writing_rules)
         prepared.launch_error = "cannot confine the agent: " + problem;
 }

@@ -63,6 +63,8 @@ struct RunContext {
     /// Reading everything but the hidden files: the same ruleset for every run while the
     /// folders it was made from stay as they were.
     std::shared_ptr<KeptReadingRules> reading_rules;
+    /// The shared writable places (confinement.rules.writable), held open for every run.
+    std::shared_ptr<KeptWritingPlaces> writing_places;
     boost::asio::any_io_executor executor;
     /// Where its file work runs (disk_work.hpp); null: on the caller's thread.
     boost::asio::any_io_executor disk;

@@ -196,7 +196,8 @@ std::vector<std::string> restore_worktree_links(const fs::path& worktree, const 
 Confinement confinement_for(const SharedConfinement& shared,
                             const ConfinementPlaces& places,
                             LaunchSpec& spec) {
-    Confinement rules = shared.rules;
+    Confinement rules;
+    rules.hidden = shared.rules.hidden;
     rules.writable.push_back(resolved(places.run_folder));
     if (places.writes_cwd) {
         rules.writable.push_back(resolved(places.cwd));

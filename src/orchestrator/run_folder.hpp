@@ -53,7 +53,8 @@ struct ConfinementPlaces {
     std::filesystem::path worktree_admin;      ///< the worktree's git folder (worktree_admin_dir)
 };
 
-/// What one confined agent may write: the shared places, its run folder, and when it
+/// What one confined agent may write beyond the shared places (KeptWritingPlaces holds those):
+/// its run folder, and when it
 /// implements in a worktree that worktree and what its commits write of the repository's git
 /// folder (objects, refs, reflogs, the worktree's own folder; never config, info/ or hooks/).
 /// With `own_tmp`, makes the run's temp folder and points TMPDIR in `spec` at it.

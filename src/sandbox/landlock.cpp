@@ -88,13 +88,19 @@ public:
 
         struct stat st {};
 
-        if (::fstat(target.get(), &st) != 0 || S_ISLNK(st.st_mode)) return;
-        if (!S_ISDIR(st.st_mode)) {
+        if (::fstat(target.get(), &st) != 0) return;
+        grant_opened(target.get(), st.st_mode, rights);
+    }
+
+    /// As grant(), for a place already opened (`O_PATH`, not followed) whose type is `mode`.
+    void grant_opened(int target, mode_t mode, Access rights) {
+        if (S_ISLNK(mode)) return;
+        if (!S_ISDIR(mode)) {
             rights &= file_rights | access_truncate;
         }
         landlock_path_beneath_attr rule{};
         rule.allowed_access = rights & handled_;
-        rule.parent_fd = target.get();
+        rule.parent_fd = target;
         if (rule.allowed_access == 0) return;
         // A rule the kernel refuses (an odd file system) only leaves that path closed.
         ::syscall(SYS_landlock_add_rule, fd_.get(), LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
@@ -193,22 +199,86 @@ int prepare_reading(const std::vector<fs::path>& hidden,
     return rules.release();
 }
 
+namespace {
+
+/// Writing a folder that holds a hidden file would open it again: such a place is left out
+/// (its entries are not granted one by one).
+bool holds_hidden(const fs::path& place, const std::vector<fs::path>& hidden) {
+    return std::any_of(
+        hidden.begin(), hidden.end(), [&](auto& h) { return path_is_within(h, place); });
+}
+
+/// A writing ruleset with no rule yet. Each run's writing domain is its own: its agent cannot
+/// signal, or reach by an abstract socket, the daemon, a person's programs or another run's
+/// agent.
+Ruleset writing_ruleset(int abi, std::string& problem) {
+    return Ruleset{
+        writing_rights(abi), problem, abi >= 6 ? scope_abstract_unix_socket | scope_signal : 0};
+}
+
+/// Grants each of `places` that holds no hidden file.
+void grant_writing(Ruleset& rules, int abi, const Confinement& places) {
+    for (const fs::path& path : places.writable)
+        if (!holds_hidden(path, places.hidden)) rules.grant(path, writing_rights(abi));
+}
+
+}  // namespace
+
 int prepare_writing(const Confinement& confinement, std::string& problem) {
     const int abi = landlock_abi_or(problem);
     if (abi <= 0) return -1;
-    // Each run's writing domain is its own: its agent cannot signal, or reach by an abstract
-    // socket, the daemon, a person's programs or another run's agent.
-    Ruleset rules{
-        writing_rights(abi), problem, abi >= 6 ? scope_abstract_unix_socket | scope_signal : 0};
+    Ruleset rules = writing_ruleset(abi, problem);
     if (!rules.ok()) return -1;
-    const std::vector<fs::path>& hidden = confinement.hidden;
-    for (const fs::path& path : confinement.writable) {
-        // Writing a folder that holds a hidden file would open it again: only its entries.
-        const bool holds_hidden = std::any_of(
-            hidden.begin(), hidden.end(), [&](auto& h) { return path_is_within(h, path); });
-        if (holds_hidden) continue;
-        rules.grant(path, writing_rights(abi));
+    grant_writing(rules, abi, confinement);
+    return rules.release();
+}
+
+struct KeptWritingPlaces::Place {
+    fs::path path;
+    UniqueFd held;  ///< `O_PATH`, not followed; none while the path names nothing
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
+    mode_t mode = 0;
+};
+
+KeptWritingPlaces::KeptWritingPlaces(const Confinement& shared) {
+    for (const fs::path& path : shared.writable)
+        if (!holds_hidden(path, shared.hidden)) places_.emplace_back().path = path;
+}
+
+KeptWritingPlaces::~KeptWritingPlaces() = default;
+
+int KeptWritingPlaces::prepare(const Confinement& own, std::string& problem) {
+    const int abi = landlock_abi_or(problem);
+    if (abi <= 0) return -1;
+    Ruleset rules = writing_ruleset(abi, problem);
+    if (!rules.ok()) return -1;
+    {
+        const std::lock_guard lock(mutex_);
+        for (Place& place : places_) {
+            struct stat st {};
+
+            if (::lstat(place.path.c_str(), &st) != 0) {
+                place.held.reset();  // gone: nothing to grant until it is back
+                continue;
+            }
+            const bool same = place.held && place.device == st.st_dev && place.inode == st.st_ino &&
+                              place.mode == st.st_mode;
+            if (!same) {
+                // Made, replaced or changed in type since: the file the path names now.
+                place.held.reset(::open(place.path.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW));
+                if (!place.held || ::fstat(place.held.get(), &st) != 0) {
+                    place.held.reset();
+                    continue;
+                }
+                place.device = st.st_dev;
+                place.inode = st.st_ino;
+                place.mode = st.st_mode;
+            }
+            rules.grant_opened(place.held.get(), place.mode, writing_rights(abi));
+        }
     }
+    grant_writing(rules, abi, own);
     return rules.release();
 }
 

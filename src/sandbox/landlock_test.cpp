@@ -179,6 +179,60 @@ TEST_CASE("a ruleset prepared by the launcher confines only the child that enfor
     CHECK(try_open(s.dir / "closed" / "log.jsonl", O_WRONLY | O_APPEND) == 0);
 }
 
+/// 0 when a child under `writing` (and no reading ruleset) can make a file in each of `may`
+/// and in none of `may_not`, else 1; 100 when it could not be confined.
+int writes_only(int writing,
+                const std::vector<fs::path>& may,
+                const std::vector<fs::path>& may_not) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        if (board::enforce_confinement(-1, writing) != 0) ::_exit(100);
+        for (const auto& folder : may)
+            if (try_open(folder / "made", O_WRONLY | O_CREAT) != 0) ::_exit(1);
+        for (const auto& folder : may_not)
+            if (try_open(folder / "made", O_WRONLY | O_CREAT) != 1) ::_exit(1);
+        ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 200;
+}
+
+TEST_CASE("the shared places kept open follow their paths when a place is made or replaced") {
+    if (no_landlock()) return;
+    Scratch s;
+    board::Confinement shared;
+    shared.writable = {s.dir / "open", s.dir / "later", s.dir / "closed"};
+    shared.hidden = {s.dir / "closed" / "secrets" / "token"};
+    fs::create_directories(s.dir / "run");
+    board::Confinement own;
+    own.writable = {s.dir / "run"};
+    own.hidden = shared.hidden;
+    board::KeptWritingPlaces kept(shared);
+    std::string problem;
+    const auto run_under = [&](const std::vector<fs::path>& may,
+                               const std::vector<fs::path>& may_not) {
+        const board::UniqueFd writing{kept.prepare(own, problem)};
+        REQUIRE(writing);
+        return writes_only(writing.get(), may, may_not);
+    };
+    // A shared place, the run's own; not a place that holds the hidden file, nor one missing.
+    fs::create_directories(s.dir / "elsewhere");
+    CHECK(run_under({s.dir / "open", s.dir / "run"}, {s.dir / "closed", s.dir / "elsewhere"}) == 0);
+    // A place made after the first run is granted from the next one on.
+    fs::create_directories(s.dir / "later");
+    CHECK(run_under({s.dir / "later", s.dir / "open"}, {}) == 0);
+    // A place replaced: the folder its path names now is granted, not the one held before.
+    fs::remove_all(s.dir / "open");
+    fs::create_directories(s.dir / "open");
+    CHECK(run_under({s.dir / "open"}, {}) == 0);
+    // A place replaced by a link is granted nothing, as prepare_writing would.
+    fs::remove_all(s.dir / "later");
+    fs::create_directory_symlink(s.dir / "elsewhere", s.dir / "later");
+    CHECK(run_under({s.dir / "open"}, {s.dir / "later", s.dir / "elsewhere"}) == 0);
+    CHECK(problem.empty());
+}
+
 TEST_CASE("a confined process moves files between the folders it may write, and only there") {
     if (board::landlock_abi() < 2) {
         WARN("this kernel has no Landlock ABI 2: moves between folders are not ruled here");
