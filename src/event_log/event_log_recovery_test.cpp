@@ -166,6 +166,29 @@ TEST_CASE(
     CHECK_FALSE(fs::exists(victim.string() + ".torn"));
 }
 
+TEST_CASE("event log: a board reached through a link above its ticket folders reads and appends",
+          "[event_log]") {
+    // A link above the board (a home folder or a temp folder that is one) is the person's own
+    // layout: only the ticket's folder and its log must not be links.
+    TempDir tmp;
+    fs::create_directories(tmp.path() / "real");
+    fs::create_directory_symlink(tmp.path() / "real", tmp.path() / "board");
+    const fs::path dir = tmp.path() / "board" / "PROJ-1";
+    make_ticket(dir, 0);
+    const auto appended = transact(dir, ana(), [](const Ticket&) {
+        return std::vector<Payload>{NoteAdded{"through the board's link"}};
+    });
+    REQUIRE(std::holds_alternative<Committed>(appended));
+    const auto loaded = load_ticket(dir);
+    REQUIRE(std::holds_alternative<Loaded>(loaded));
+    CHECK(std::get<Loaded>(loaded).ticket.notes.size() == 1);
+    int visited = 0;
+    const auto read = read_log(dir / "events.jsonl", [&](const Event&) { ++visited; });
+    REQUIRE(std::holds_alternative<ReadReport>(read));
+    CHECK(visited == 2);
+    CHECK(fs::file_size(tmp.path() / "real" / "PROJ-1" / "events.jsonl") > 0);
+}
+
 TEST_CASE("event log: a 5 MB line reads back, and a torn 5 MB tail is moved aside whole",
           "[event_log]") {
     TempDir tmp;

@@ -1,5 +1,7 @@
 #include "event_log/scanner.hpp"
 
+#include "support/files.hpp"
+
 #include <cerrno>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -38,7 +40,11 @@ LogResult<std::uint64_t> recover_torn_tail(int fd,
     return moved;
 }
 
-LogResult<UniqueFd> open_log_file(const std::string& path, int flags, mode_t mode) {
+namespace {
+
+/// When a component of the path is a link: the folder opened first without following it,
+/// then the file in it without following it, each refusal said as what it is.
+LogResult<UniqueFd> open_in_own_folder(const std::string& path, int flags, mode_t mode) {
     const std::filesystem::path file{path};
     // The folder: O_PATH opens it for openat alone, O_NOFOLLOW refuses it as a link.
     const std::string folder = file.parent_path().empty() ? "." : file.parent_path().string();
@@ -68,6 +74,18 @@ LogResult<UniqueFd> open_log_file(const std::string& path, int flags, mode_t mod
                                         path)};
         }
         return errno_error(err, "open", path);
+    }
+    return fd;
+}
+
+}  // namespace
+
+LogResult<UniqueFd> open_log_file(const std::string& path, int flags, mode_t mode) {
+    UniqueFd fd{open_with_no_link_on_the_way(path, flags, mode)};
+    if (!fd) {
+        auto opened = open_in_own_folder(path, flags, mode);
+        if (auto* e = std::get_if<LogError>(&opened)) return std::move(*e);
+        fd = std::move(std::get<UniqueFd>(opened));
     }
 
     struct stat st {};

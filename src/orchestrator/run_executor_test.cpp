@@ -361,6 +361,28 @@ TEST_CASE("the tools' state folders are made before a first confined run, owner 
     }
 }
 
+TEST_CASE("a run's places are named as they are on disk, whatever links lead to them",
+          "[executor][sandbox]") {
+    // The hidden files are kept out by comparing paths: a place must be named without links.
+    const board::testing::TempDir scratch{"board-places-"};
+    const fs::path real = fs::canonical(scratch.path()) / "real";
+    const fs::path run = fs::path{"tickets"} / "T-1" / "runs" / "0001-research";
+    fs::create_directories(real / "board" / run);
+    fs::create_directory_symlink(real, scratch.path() / "link");
+    for (const fs::path& board : {scratch.path() / "link" / "board", real / "board"}) {
+        CAPTURE(board);
+        const SharedConfinement shared = shared_confinement(board);
+        CHECK(shared.board == real / "board");
+        LaunchSpec spec;
+        // Spelled with a trailing separator and a step back, as a caller might.
+        const fs::path spelled =
+            board / "tickets" / "T-1" / "runs" / ".." / "runs" / "0001-research" / "";
+        const Confinement own = confinement_for(shared, {spelled, board, false, {}, {}}, spec);
+        REQUIRE_FALSE(own.writable.empty());
+        CHECK(own.writable.front() == real / "board" / run);
+    }
+}
+
 TEST_CASE("a worktree's git folder is found even when its gitdir was rewritten, or relative",
           "[executor][sandbox]") {
     const board::testing::TempDir scratch{"board-wt-"};

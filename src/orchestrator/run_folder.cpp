@@ -4,6 +4,7 @@
 #include "orchestrator/strays.hpp"
 #include "support/files.hpp"
 #include "support/process.hpp"
+#include "support/unique_fd.hpp"
 
 #include <board/artifact.hpp>
 #include <board/board_dir.hpp>
@@ -49,6 +50,17 @@ std::string artifact_file_name(Status phase) {
 namespace {
 
 fs::path resolved(const fs::path& p) {
+    // A path with no link on it is its own canonical form once normalized: one call says so,
+    // where resolving it takes a stat and a readlink per component.
+    if (p.is_absolute()) {
+        const UniqueFd held{open_with_no_link_on_the_way(p, O_PATH)};
+        if (held) {
+            fs::path normal = p.lexically_normal();
+            // As weakly_canonical gives it: no trailing separator.
+            if (normal.has_relative_path() && !normal.has_filename()) normal = normal.parent_path();
+            return normal;
+        }
+    }
     std::error_code ec;
     auto real = fs::weakly_canonical(p, ec);
     return ec ? p.lexically_normal() : real;

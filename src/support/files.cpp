@@ -7,8 +7,10 @@
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <string>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace board {
@@ -116,6 +118,14 @@ std::int64_t file_times_from_now_ns() {
                static_cast<std::int64_t>(t.tv_nsec);
     };
     return ns(now) - ns(tick);
+}
+
+int open_with_no_link_on_the_way(const std::filesystem::path& path, int flags, mode_t mode) {
+    open_how how{};
+    how.flags = static_cast<unsigned>(flags | O_NOFOLLOW | O_CLOEXEC);
+    how.mode = (flags & O_CREAT) != 0 ? mode : 0;
+    how.resolve = RESOLVE_NO_SYMLINKS;
+    return static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
 }
 
 }  // namespace board
