@@ -108,8 +108,11 @@ struct EventLog::Impl {
 
     /// Brings the cache up to the end of the file. Returns the torn tail found, if any; the
     /// caller recovers it (under the lock) or takes the lock and comes back.
-    LogResult<std::optional<Torn>> catch_up(int fd, std::uint64_t& end) {
-        auto st = stat_fd(fd, path);
+    /// `opened_as`: the file as open_log_file saw it, when nothing (no lock) came between.
+    LogResult<std::optional<Torn>> catch_up(int fd,
+                                            std::uint64_t& end,
+                                            const FileStat* opened_as = nullptr) {
+        auto st = opened_as ? LogResult<FileStat>{*opened_as} : stat_fd(fd, path);
         if (auto* e = std::get_if<LogError>(&st)) return std::move(*e);
         const FileStat now = std::get<FileStat>(st);
         if (!cached || now.dev != identity.dev || now.ino != identity.ino ||
@@ -185,7 +188,8 @@ struct EventLog::Impl {
     LogResult<Loaded> load() {
         ReadReport report;
         {
-            auto opened = open_log_file(path, O_RDONLY);
+            FileStat opened_as;
+            auto opened = open_log_file(path, O_RDONLY, 0, &opened_as);
             if (auto* e = std::get_if<LogError>(&opened)) {
                 if (e->kind == LogError::Kind::not_found)
                     return LogError{LogError::Kind::not_found,
@@ -194,7 +198,7 @@ struct EventLog::Impl {
             }
             const UniqueFd fd = std::move(std::get<UniqueFd>(opened));
             std::uint64_t end = 0;
-            auto scanned = catch_up(fd.get(), end);
+            auto scanned = catch_up(fd.get(), end, &opened_as);
             if (auto* e = std::get_if<LogError>(&scanned)) return std::move(*e);
             if (!std::get<std::optional<Torn>>(scanned)) {
                 finish_report(report);
@@ -382,16 +386,15 @@ LogResult<ReadReport> read_log(const std::filesystem::path& log_file,
     };
     std::optional<Torn> torn;
     {
-        auto opened = open_log_file(path, O_RDONLY);
+        FileStat opened_as;
+        auto opened = open_log_file(path, O_RDONLY, 0, &opened_as);
         if (auto* e = std::get_if<LogError>(&opened)) {
             if (e->kind == LogError::Kind::not_found)
                 return LogError{LogError::Kind::not_found, fmt::format("{}: no such log", path)};
             return std::move(*e);
         }
         const UniqueFd fd = std::move(std::get<UniqueFd>(opened));
-        auto st = stat_fd(fd.get(), path);
-        if (auto* e = std::get_if<LogError>(&st)) return std::move(*e);
-        auto scanned = scanner.scan(fd.get(), std::get<FileStat>(st).size, pos, sink);
+        auto scanned = scanner.scan(fd.get(), opened_as.size, pos, sink);
         if (auto* e = std::get_if<LogError>(&scanned)) return std::move(*e);
         torn = std::get<std::optional<Torn>>(scanned);
     }

@@ -80,7 +80,10 @@ LogResult<UniqueFd> open_in_own_folder(const std::string& path, int flags, mode_
 
 }  // namespace
 
-LogResult<UniqueFd> open_log_file(const std::string& path, int flags, mode_t mode) {
+LogResult<UniqueFd> open_log_file(const std::string& path,
+                                  int flags,
+                                  mode_t mode,
+                                  FileStat* opened_as) {
     UniqueFd fd{open_with_no_link_on_the_way(path, flags, mode)};
     if (!fd) {
         auto opened = open_in_own_folder(path, flags, mode);
@@ -97,6 +100,10 @@ LogResult<UniqueFd> open_log_file(const std::string& path, int flags, mode_t mod
             LogError::Kind::io,
             fmt::format("{}: not a regular file: a ticket's log is a file of its own", path)};
     }
+    if (opened_as)
+        *opened_as = FileStat{static_cast<std::uint64_t>(st.st_dev),
+                              static_cast<std::uint64_t>(st.st_ino),
+                              static_cast<std::uint64_t>(st.st_size)};
     return fd;
 }
 

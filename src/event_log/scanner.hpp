@@ -174,7 +174,11 @@ LogResult<UniqueFd> open_for_append(const std::filesystem::path& dir, const std:
 /// its own in a real folder: a symbolic link at either step is refused, so no read, repair or
 /// append of the board reaches a file elsewhere (a board cloned from someone else's repository
 /// may hold such links; a path with no link on it at all is opened in one call). ENOENT gives
-/// Kind::not_found, as errno_error does; `errno` is set on every failure.
-LogResult<UniqueFd> open_log_file(const std::string& path, int flags, mode_t mode = 0);
+/// Kind::not_found, as errno_error does; `errno` is set on every failure. `opened_as`, when
+/// given, receives the file's identity and size as it was opened.
+LogResult<UniqueFd> open_log_file(const std::string& path,
+                                  int flags,
+                                  mode_t mode = 0,
+                                  FileStat* opened_as = nullptr);
 
 }  // namespace board::event_log_detail
