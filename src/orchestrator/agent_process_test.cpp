@@ -427,6 +427,33 @@ TEST_CASE("a sweep while another thread launches leaves that launch alone and do
     note_waited(child);
 }
 
+TEST_CASE("a sweep leaves another thread's own child alone, one never noted as a launch") {
+    // As the page's `git diff` on a worker thread: started and waited for by that thread.
+    std::promise<pid_t> started;
+    std::promise<void> swept;
+    int status = -1;
+    std::thread worker([&] {
+        const pid_t child = ::fork();
+        if (child == 0) {
+            ::execl("/bin/sleep", "sleep", "30", nullptr);
+            ::_exit(127);
+        }
+        started.set_value(child);
+        swept.get_future().wait();
+        ::kill(child, SIGTERM);
+        ::waitpid(child, &status, 0);
+    });
+    const pid_t child = started.get_future().get();
+    const StraySweep sweep = sweep_strays();
+    swept.set_value();
+    worker.join();
+    CHECK(sweep.found() == 0);
+    // Ended by its own thread's SIGTERM, not by the sweep's SIGKILL.
+    REQUIRE(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == SIGTERM);
+    CHECK(child > 0);
+}
+
 TEST_CASE("a run stopped while its launch waits for the launching thread starts nothing") {
     if (no_landlock()) return;
     Scratch s;

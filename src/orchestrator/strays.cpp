@@ -102,28 +102,22 @@ struct Child {
     pid_t thread = 0;  ///< the thread whose child it is; 0: not known
 };
 
-/// This process's children: from each thread's `children` list, or where the kernel keeps
-/// none (CONFIG_PROC_CHILDREN off), from every process's parent field.
+/// This process's children that may be strays. An orphan goes to the first live thread of its
+/// subreaper, the main thread (the kernel's find_new_reaper), so the main thread's `children`
+/// list holds every stray; a child of another thread is one that thread started itself (an
+/// agent on the launching thread, `git diff` for the page on a worker) and waits for. Where
+/// the kernel keeps no such list (CONFIG_PROC_CHILDREN off), every process whose parent is
+/// this one, whichever thread's child it is (`thread` 0).
 std::vector<Child> children() {
     std::vector<Child> out;
-    bool listed = false;
-    std::vector<pid_t> pids;
-    for (const pid_t task : numeric_entries("/proc/self/task")) {
-        const std::string path = "/proc/self/task/" + std::to_string(task) + "/children";
-        std::FILE* file = std::fopen(path.c_str(), "re");
-        if (!file) continue;
-        listed = true;
-        std::string text;
-        char buffer[4096];
-        for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, file)) > 0;)
-            text.append(buffer, n);
-        std::fclose(file);
-        pids.clear();
-        add_pids(pids, text);
-        for (const pid_t pid : pids) out.push_back(Child{pid, task});
-    }
-    if (listed) return out;
     const pid_t self = ::getpid();
+    const std::string list = "/proc/self/task/" + std::to_string(self) + "/children";
+    if (const auto text = read_whole_file(list)) {
+        std::vector<pid_t> pids;
+        add_pids(pids, *text);
+        for (const pid_t pid : pids) out.push_back(Child{pid, self});
+        return out;
+    }
     for (const pid_t pid : numeric_entries("/proc")) {
         if (const auto stat = read_stat(pid); stat && stat->parent == self)
             out.push_back(Child{pid, 0});

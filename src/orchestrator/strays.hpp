@@ -3,7 +3,9 @@
 // escape the group kill that ends a run. This process is made the child subreaper of all
 // it starts, so whatever an agent leaves running when its own process ends becomes our child
 // instead of init's; a sweep then stops every child we did not launch ourselves (a stray)
-// and reaps it. Linux only (PR_SET_CHILD_SUBREAPER, /proc).
+// and reaps it. Orphans come back to the main thread, so only its children are judged: a child
+// of another thread is that thread's own (the page's `git diff` on a worker is never taken for
+// a stray). Linux only (PR_SET_CHILD_SUBREAPER, /proc).
 //
 // Launches are registered (note_launched) by whoever starts a process and waits for it
 // itself: the sweep never touches those, nor a stray that still belongs to a run that is
