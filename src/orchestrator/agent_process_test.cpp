@@ -159,15 +159,23 @@ TEST_CASE("a hung agent is stopped at its timeout with its grandchildren") {
 
 TEST_CASE("a grandchild that left the agent's session is stopped with the run") {
     // `setsid` takes it out of the agent's process group, so the group kill misses it.
+    // Confined, the agent is the launching thread's child; its stray still comes back to the
+    // main thread, the one a sweep reads.
+    const bool confined = GENERATE(false, true);
+    const bool hangs = GENERATE(true, false);
+    CAPTURE(confined, hangs);
+    if (confined && no_landlock()) return;
     Scratch s;
     const auto pid_file = s.dir / "stray.pid";
-    const bool hangs = GENERATE(true, false);
-    CAPTURE(hangs);
     const std::string script = "setsid sh -c 'echo $$ > " + pid_file.string() + ".tmp; mv " +
                                pid_file.string() + ".tmp " + pid_file.string() +
                                "; exec sleep 300' & until [ -e " + pid_file.string() +
                                " ]; do sleep 0.01; done; " + (hangs ? "sleep 300" : "exit 0");
-    const auto out = run_all({shell(s, script, 2s)});
+    std::optional<LaunchingThread> launching;
+    if (confined) launching.emplace();
+    auto spec = shell(s, script, 2s);
+    if (confined) confine(spec, s);
+    const auto out = run_all({spec}, launching ? launching->executor() : asio::any_io_executor{});
     CHECK(out[0].timed_out == hangs);
     const int stray = std::stoi(read_file(pid_file));
     const bool ended = board::testing::wait_for_end(stray, 10s);
