@@ -107,15 +107,7 @@ public:
         run_context_.templates = &templates_;
         run_context_.repository_git_dir = repository_git_dir_;
         run_context_.sandbox_ok = sandbox_ok_;
-        if (sandbox_ok_) {
-            run_context_.confinement = shared_confinement(options_.board_root);
-            run_context_.reading_rules =
-                std::make_shared<KeptReadingRules>(run_context_.confinement.rules.hidden);
-            run_context_.writing_places =
-                std::make_shared<KeptWritingPlaces>(run_context_.confinement.rules);
-            run_context_.settings = std::make_shared<SettingsGuard>(
-                run_context_.confinement.guarded, settings_kept_file(options_.board_root));
-        }
+        if (sandbox_ok_) run_context_.confine_runs();
         run_context_.executor = io_.get_executor();
         run_context_.disk = disk_.get_executor();
         if (sandbox_ok_) launching_.emplace();

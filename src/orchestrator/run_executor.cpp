@@ -65,6 +65,13 @@ bool RunContext::confined(Status phase) const {
     return sandbox_ok && config->agent(phase)->sandbox != SandboxMode::none;
 }
 
+void RunContext::confine_runs() {
+    confinement = shared_confinement(board_root);
+    reading_rules = std::make_shared<KeptReadingRules>(confinement.rules.hidden);
+    writing_places = std::make_shared<KeptWritingPlaces>(confinement.rules);
+    settings = std::make_shared<SettingsGuard>(confinement.guarded, settings_kept_file(board_root));
+}
+
 namespace {
 
 /// Confines `prepared` for `cwd` (a disk call: paths resolved, the writing ruleset made);

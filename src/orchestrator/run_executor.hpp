@@ -71,6 +71,10 @@ struct RunContext {
 
     /// Whether runs of `phase` are confined.
     bool confined(Status phase) const;
+
+    /// Makes what every confined run of the board at `board_root` shares: its places, the
+    /// kept rulesets' halves, the settings guard.
+    void confine_runs();
 };
 
 /// A run whose `run-started` is on the log.
