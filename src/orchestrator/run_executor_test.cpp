@@ -369,7 +369,9 @@ TEST_CASE("a run's places are named as they are on disk, whatever links lead to 
     const fs::path run = fs::path{"tickets"} / "T-1" / "runs" / "0001-research";
     fs::create_directories(real / "board" / run);
     fs::create_directory_symlink(real, scratch.path() / "link");
-    for (const fs::path& board : {scratch.path() / "link" / "board", real / "board"}) {
+    fs::create_directory_symlink(real / "board", scratch.path() / "board-link");
+    for (const fs::path& board :
+         {scratch.path() / "link" / "board", scratch.path() / "board-link", real / "board"}) {
         CAPTURE(board);
         const SharedConfinement shared = shared_confinement(board);
         CHECK(shared.board == real / "board");

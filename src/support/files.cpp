@@ -125,7 +125,18 @@ int open_with_no_link_on_the_way(const std::filesystem::path& path, int flags, m
     how.flags = static_cast<unsigned>(flags | O_NOFOLLOW | O_CLOEXEC);
     how.mode = (flags & O_CREAT) != 0 ? mode : 0;
     how.resolve = RESOLVE_NO_SYMLINKS;
-    return static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
+    UniqueFd fd{static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how))};
+    if (!fd || (flags & O_PATH) == 0) return fd.release();
+
+    // O_PATH with O_NOFOLLOW opens a link at the end as the link itself.
+    struct stat st {};
+
+    if (::fstat(fd.get(), &st) != 0) return -1;
+    if (S_ISLNK(st.st_mode)) {
+        errno = ELOOP;
+        return -1;
+    }
+    return fd.release();
 }
 
 }  // namespace board
