@@ -78,8 +78,8 @@ public:
     KeptWritingPlaces(const KeptWritingPlaces&) = delete;
     KeptWritingPlaces& operator=(const KeptWritingPlaces&) = delete;
 
-    /// The writing ruleset of one run: these places and `own.writable` (a run's own places,
-    /// each left out when it holds one of `own.hidden`), as prepare_writing gives it.
+    /// The writing ruleset of one run: these places and `own.writable` (a run's own places),
+    /// each left out when it holds one of `own.hidden`, as prepare_writing gives it.
     int prepare(const Confinement& own, std::string& problem);
 
 private:

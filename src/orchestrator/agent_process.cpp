@@ -512,9 +512,12 @@ LaunchingThread::LaunchingThread() {
         filtered.set_value(this_thread_filtered);
     });
     filtered_ = result.get();
+    sweep_children_of(thread_id_);
 }
 
 LaunchingThread::~LaunchingThread() {
+    // Before the join: once the thread is gone its id may be another thread's.
+    stop_sweeping_children_of(thread_id_);
     thread_.join();
 }
 

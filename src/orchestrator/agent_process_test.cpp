@@ -9,6 +9,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/system_executor.hpp>
 #include <catch2/catch.hpp>
 
 #include <cerrno>
@@ -20,6 +21,7 @@
 #include <future>
 #include <optional>
 #include <sstream>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -475,6 +477,56 @@ TEST_CASE("a sweep leaves another thread's own child alone, one never noted as a
     // Ended by its own thread's SIGTERM, not by the sweep's SIGKILL.
     REQUIRE(WIFSIGNALED(status));
     CHECK(WTERMSIG(status) == SIGTERM);
+}
+
+TEST_CASE("a process an agent made its own sibling is swept as a stray") {
+    // clone(CLONE_PARENT) makes it a child of the thread that launched the agent; with
+    // setsid it also leaves the agent's group, which the end of a run kills.
+    LaunchingThread launching;
+    int report[2];
+    REQUIRE(::pipe2(report, O_CLOEXEC) == 0);
+    std::promise<pid_t> launched;
+    asio::post(launching.executor() ? launching.executor() : asio::system_executor{}, [&] {
+        launched.set_value(launch_noted([&] {
+            const pid_t agent = ::fork();
+            if (agent != 0) return agent;
+            const long sibling = ::syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, 0, 0, 0);
+            if (sibling == 0) {
+                ::setsid();
+                const pid_t self = ::getpid();
+                if (::write(report[1], &self, sizeof self) != sizeof self) ::_exit(126);
+                ::execl("/bin/sleep", "sleep", "300", nullptr);
+                ::_exit(127);
+            }
+            ::_exit(sibling > 0 ? 0 : 1);
+        }));
+    });
+    const pid_t agent = launched.get_future().get();
+    ::close(report[1]);
+    pid_t sibling = -1;
+    const bool reported = ::read(report[0], &sibling, sizeof sibling) == sizeof sibling;
+    char more = 0;
+    while (::read(report[0], &more, 1) > 0) {  // the end: the agent gone, the sibling exec'd
+    }
+    ::close(report[0]);
+    int status = 0;
+    REQUIRE(agent > 0);
+    ::waitpid(agent, &status, 0);
+    note_waited(agent);
+    REQUIRE(reported);
+    const std::string launcher_children =
+        read_file("/proc/self/task/" + std::to_string(launching.thread_id()) + "/children");
+    // Where the kernel put it: the launching thread's, not the main thread's.
+    CHECK((" " + launcher_children).find(" " + std::to_string(sibling) + " ") != std::string::npos);
+    int found = 0;
+    for (int pass = 0; pass < 3; ++pass) found += sweep_strays().found();
+    const bool ended = board::testing::wait_for_end(sibling, 10s);
+    if (!ended) {
+        ::kill(sibling, SIGKILL);
+        ::waitpid(sibling, &status, 0);
+    }
+    CHECK(found >= 1);
+    CHECK(ended);
 }
 
 TEST_CASE("a run stopped while its launch waits for the launching thread starts nothing") {

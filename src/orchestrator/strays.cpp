@@ -30,6 +30,12 @@ std::unordered_multiset<pid_t>& launching_threads() {
     return threads;
 }
 
+/// The threads besides the main one whose children sweeps judge (sweep_children_of).
+std::vector<pid_t>& swept_threads() {
+    static std::vector<pid_t> threads;
+    return threads;
+}
+
 /// Every process launched and not yet waited for, with the run it works for.
 std::unordered_map<pid_t, RunOfProcess>& launched() {
     static std::unordered_map<pid_t, RunOfProcess> pids;
@@ -102,22 +108,30 @@ struct Child {
     pid_t thread = 0;  ///< the thread whose child it is; 0: not known
 };
 
-/// This process's children that may be strays. An orphan goes to the first live thread of its
-/// subreaper, the main thread (the kernel's find_new_reaper), so the main thread's `children`
-/// list holds every stray; a child of another thread is one that thread started itself (an
-/// agent on the launching thread, `git diff` for the page on a worker) and waits for. Where
-/// the kernel keeps no such list (CONFIG_PROC_CHILDREN off), every process whose parent is
-/// this one, whichever thread's child it is (`thread` 0).
+/// This process's children that may be strays (called under registry_mutex). An orphan goes
+/// to the first live thread of its subreaper, the main thread (the kernel's find_new_reaper),
+/// so the main thread's `children` list holds every stray; an agent's CLONE_PARENT sibling is
+/// a child of the thread that launched the agent, so those threads' lists are read too. A
+/// child of any other thread is one that thread started itself and waits for (`git diff` for
+/// the page on a worker). Where the kernel keeps no such lists (CONFIG_PROC_CHILDREN off),
+/// every process whose parent is this one, whichever thread's child it is (`thread` 0).
 std::vector<Child> children() {
     std::vector<Child> out;
     const pid_t self = ::getpid();
-    const std::string list = "/proc/self/task/" + std::to_string(self) + "/children";
-    if (const auto text = read_whole_file(list)) {
-        std::vector<pid_t> pids;
+    bool listed = false;
+    std::vector<pid_t> pids;
+    std::vector<pid_t> threads{self};
+    threads.insert(threads.end(), swept_threads().begin(), swept_threads().end());
+    for (const pid_t thread : threads) {
+        const auto text =
+            read_whole_file("/proc/self/task/" + std::to_string(thread) + "/children");
+        if (!text) continue;
+        listed = true;
+        pids.clear();
         add_pids(pids, *text);
-        for (const pid_t pid : pids) out.push_back(Child{pid, self});
-        return out;
+        for (const pid_t pid : pids) out.push_back(Child{pid, thread});
     }
+    if (listed) return out;
     for (const pid_t pid : numeric_entries("/proc")) {
         if (const auto stat = read_stat(pid); stat && stat->parent == self)
             out.push_back(Child{pid, 0});
@@ -182,6 +196,18 @@ pid_t launch_noted(const std::function<pid_t()>& launch, RunOfProcess run) {
         throw;
     }
     return pid;
+}
+
+void sweep_children_of(pid_t thread) {
+    const std::lock_guard lock{registry_mutex};
+    swept_threads().push_back(thread);
+}
+
+void stop_sweeping_children_of(pid_t thread) {
+    const std::lock_guard lock{registry_mutex};
+    auto& threads = swept_threads();
+    if (const auto at = std::find(threads.begin(), threads.end(), thread); at != threads.end())
+        threads.erase(at);
 }
 
 void note_waited(pid_t pid) {

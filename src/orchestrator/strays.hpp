@@ -3,9 +3,10 @@
 // escape the group kill that ends a run. This process is made the child subreaper of all
 // it starts, so whatever an agent leaves running when its own process ends becomes our child
 // instead of init's; a sweep then stops every child we did not launch ourselves (a stray)
-// and reaps it. Orphans come back to the main thread, so only its children are judged: a child
-// of another thread is that thread's own (the page's `git diff` on a worker is never taken for
-// a stray). Linux only (PR_SET_CHILD_SUBREAPER, /proc).
+// and reaps it. Orphans come back to the main thread, so its children are judged, and those
+// of a thread that launches agents (sweep_children_of); any other thread's child is its own
+// (the page's `git diff` on a worker is never taken for a stray). Linux only
+// (PR_SET_CHILD_SUBREAPER, /proc).
 //
 // Launches are registered (note_launched) by whoever starts a process and waits for it
 // itself: the sweep never touches those, nor a stray that still belongs to a run that is
@@ -48,6 +49,13 @@ void note_launched(pid_t pid, RunOfProcess run = {});
 pid_t launch_noted(const std::function<pid_t()>& launch, RunOfProcess run = {});
 /// `pid` was waited for: from now on the number may belong to anyone.
 void note_waited(pid_t pid);
+
+/// Sweeps judge the children of `thread` (one of this process's) too, as they judge the main
+/// thread's, until stop_sweeping_children_of(thread): for a thread that launches agents, whose
+/// children then include any process an agent made its own sibling (clone's CLONE_PARENT).
+/// Every child such a thread starts must be noted (launch_noted).
+void sweep_children_of(pid_t thread);
+void stop_sweeping_children_of(pid_t thread);
 
 struct StraySweep {
     int stopped = 0;  ///< strays sent SIGKILL (with their process group when they lead one)

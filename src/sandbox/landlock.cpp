@@ -256,6 +256,8 @@ int KeptWritingPlaces::prepare(const Confinement& own, std::string& problem) {
     {
         const std::lock_guard lock(mutex_);
         for (Place& place : places_) {
+            if (holds_hidden(place.path, own.hidden)) continue;  // a run may hide more
+
             struct stat st {};
 
             if (::lstat(place.path.c_str(), &st) != 0) {

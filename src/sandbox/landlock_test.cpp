@@ -230,6 +230,9 @@ TEST_CASE("the shared places kept open follow their paths when a place is made o
     fs::remove_all(s.dir / "later");
     fs::create_directory_symlink(s.dir / "elsewhere", s.dir / "later");
     CHECK(run_under({s.dir / "open"}, {s.dir / "later", s.dir / "elsewhere"}) == 0);
+    // A run that hides a file of a shared place is not granted that place.
+    own.hidden.push_back(s.dir / "open" / "secret");
+    CHECK(run_under({s.dir / "run"}, {s.dir / "open"}) == 0);
     CHECK(problem.empty());
 }
 
