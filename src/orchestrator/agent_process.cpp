@@ -8,6 +8,8 @@
 #include <board/sandbox.hpp>
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/readable_pipe.hpp>
@@ -261,6 +263,21 @@ std::optional<std::filesystem::path> find_program(const LaunchSpec& spec, std::s
 
 namespace {
 
+constexpr auto sweep_again_after = std::chrono::milliseconds{20};
+
+/// Sweeps every little while, on its own, until a sweep leaves nothing to a later one: a
+/// sweep that met another run's launch in flight left that thread's unnoted children, which
+/// may hold a stray, and the run that ended does not wait for another's launch.
+asio::awaitable<void> sweep_after_launches(asio::any_io_executor executor) {
+    asio::steady_timer again{executor};
+    for (int pass = 0; pass < 100; ++pass) {
+        again.expires_after(sweep_again_after);
+        co_await again.async_wait(asio::as_tuple(asio::use_awaitable));
+        const StraySweep sweep = sweep_strays();
+        if (sweep.found() == 0 && !sweep.deferred) co_return;
+    }
+}
+
 std::vector<std::string> child_environment(const LaunchSpec& spec) {
     std::vector<std::string> env;
     for (char** entry = environ; entry && *entry; ++entry) {
@@ -438,8 +455,12 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
         asio::steady_timer again{executor_};
         for (int pass = 0; pass < 100; ++pass) {
             const StraySweep sweep = sweep_strays();
-            if (sweep.found() == 0 && !sweep.deferred) break;
-            again.expires_after(std::chrono::milliseconds{20});
+            if (sweep.found() == 0) {
+                if (sweep.deferred)
+                    asio::co_spawn(executor_, sweep_after_launches(executor_), asio::detached);
+                break;
+            }
+            again.expires_after(sweep_again_after);
             co_await again.async_wait(asio::as_tuple(asio::use_awaitable));
         }
         if (!drained) {

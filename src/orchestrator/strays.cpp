@@ -222,11 +222,10 @@ StraySweep sweep_strays() {
     const auto& launching = launching_threads();
     for (const auto& [pid, thread] : children()) {
         if (ours.count(pid) != 0) continue;
-        // Perhaps a launch not noted yet: a child of a thread launching now (strays come back
-        // to the main thread), or any child while a launch is in flight where children cannot
-        // be told apart by thread. Judged by a later sweep.
-        if (thread != 0 && launching.count(thread) != 0) continue;
-        if (thread == 0 && !launching.empty()) {
+        // Perhaps a launch not noted yet: a child of a thread launching now, or any child
+        // while a launch is in flight where children cannot be told apart by thread. Judged
+        // by a later sweep: it may as well be a stray.
+        if (thread != 0 ? launching.count(thread) != 0 : !launching.empty()) {
             sweep.deferred = true;
             continue;
         }

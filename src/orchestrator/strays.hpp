@@ -60,8 +60,8 @@ void stop_sweeping_children_of(pid_t thread);
 struct StraySweep {
     int stopped = 0;  ///< strays sent SIGKILL (with their process group when they lead one)
     int reaped = 0;   ///< strays that had ended and were waited for
-    /// Children left unjudged: a launch was in flight and the kernel does not say which
-    /// thread's child each is. Sweep again later.
+    /// Children left unjudged: a launch was in flight on the thread whose children they are
+    /// (or the kernel does not say which thread's child each is). Sweep again later.
     bool deferred = false;
 
     /// Strays found: a sweep that found none left nothing behind.

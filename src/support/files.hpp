@@ -36,8 +36,8 @@ std::optional<std::string> read_whole_file(
 
 /// `path` opened with `flags` (close-on-exec, the last component not followed) in one call
 /// when none of its components, the last one included, is a symbolic link; -1 otherwise, with
-/// errno set (ELOOP for a link; ENOSYS on a kernel before openat2), for the caller to take a
-/// slower way that says which part is a link.
+/// errno set (ELOOP for a link, ENOTDIR for one with O_DIRECTORY; ENOSYS on a kernel before
+/// openat2), for the caller to take a slower way that says which part is a link.
 int open_with_no_link_on_the_way(const std::filesystem::path& path, int flags, mode_t mode = 0);
 
 /// The identity of a file when it was read: a replace changes the inode, an append the size,
