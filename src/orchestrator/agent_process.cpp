@@ -265,6 +265,19 @@ namespace {
 
 constexpr auto sweep_again_after = std::chrono::milliseconds{20};
 
+/// Sweeps, a pause between passes, while a sweep finds strays (one stopped may leave
+/// children of its own to us). Returns whether the last sweep left children to a later one.
+asio::awaitable<bool> sweep_while_found(asio::any_io_executor executor) {
+    asio::steady_timer again{executor};
+    for (int pass = 0; pass < 100; ++pass) {
+        const StraySweep sweep = sweep_strays();
+        if (sweep.found() == 0) co_return sweep.deferred;
+        again.expires_after(sweep_again_after);
+        co_await again.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+    co_return false;
+}
+
 /// Sweeps every little while, on its own, until a sweep leaves nothing to a later one: a
 /// sweep that met another run's launch in flight left that thread's unnoted children, which
 /// may hold a stray, and the run that ended does not wait for another's launch.
@@ -273,8 +286,7 @@ asio::awaitable<void> sweep_after_launches(asio::any_io_executor executor) {
     for (int pass = 0; pass < 100; ++pass) {
         again.expires_after(sweep_again_after);
         co_await again.async_wait(asio::as_tuple(asio::use_awaitable));
-        const StraySweep sweep = sweep_strays();
-        if (sweep.found() == 0 && !sweep.deferred) co_return;
+        if (!co_await sweep_while_found(executor)) co_return;
     }
 }
 
@@ -452,17 +464,8 @@ asio::awaitable<ProcessOutcome> AgentProcess::run(LaunchSpec spec,
         note_waited(pid_);
         // Nor what left its group: once the agent is gone, its strays are our children. A
         // stray stopped now may leave children of its own to us: sweep until none is left.
-        asio::steady_timer again{executor_};
-        for (int pass = 0; pass < 100; ++pass) {
-            const StraySweep sweep = sweep_strays();
-            if (sweep.found() == 0) {
-                if (sweep.deferred)
-                    asio::co_spawn(executor_, sweep_after_launches(executor_), asio::detached);
-                break;
-            }
-            again.expires_after(sweep_again_after);
-            co_await again.async_wait(asio::as_tuple(asio::use_awaitable));
-        }
+        if (co_await sweep_while_found(executor_))
+            asio::co_spawn(executor_, sweep_after_launches(executor_), asio::detached);
         if (!drained) {
             // A grandchild that left the group may still hold the pipe: stop reading soon.
             drain.expires_after(std::chrono::seconds{2});
