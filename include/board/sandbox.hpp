@@ -66,14 +66,13 @@ int prepare_reading(const std::vector<std::filesystem::path>& hidden,
 /// holds a hidden file is left out). Returns its descriptor or -1, as prepare_reading.
 int prepare_writing(const Confinement& rules, std::string& problem);
 
-/// The writable places every run shares (the shared rules' `writable`, less any that holds one
-/// of their hidden files), each held open so that a run's writing ruleset takes one stat per
-/// place, not an open, a stat and a close: a place is opened again only when its path names
-/// another file than the one held (made, removed or replaced since). Safe to share between
-/// threads.
+/// The writable places every run shares (the shared rules' `writable`), each held open so that
+/// a run's writing ruleset takes one stat per place, not an open, a stat and a close: a place
+/// is opened again only when its path names another file than the one held (made, removed or
+/// replaced since). Safe to share between threads.
 class KeptWritingPlaces {
 public:
-    explicit KeptWritingPlaces(const Confinement& shared);
+    explicit KeptWritingPlaces(const std::vector<std::filesystem::path>& places);
     ~KeptWritingPlaces();
     KeptWritingPlaces(const KeptWritingPlaces&) = delete;
     KeptWritingPlaces& operator=(const KeptWritingPlaces&) = delete;

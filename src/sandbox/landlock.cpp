@@ -241,9 +241,8 @@ struct KeptWritingPlaces::Place {
     mode_t mode = 0;
 };
 
-KeptWritingPlaces::KeptWritingPlaces(const Confinement& shared) {
-    for (const fs::path& path : shared.writable)
-        if (!holds_hidden(path, shared.hidden)) places_.emplace_back().path = path;
+KeptWritingPlaces::KeptWritingPlaces(const std::vector<fs::path>& places) {
+    for (const fs::path& path : places) places_.emplace_back().path = path;
 }
 
 KeptWritingPlaces::~KeptWritingPlaces() = default;
@@ -256,7 +255,7 @@ int KeptWritingPlaces::prepare(const Confinement& own, std::string& problem) {
     {
         const std::lock_guard lock(mutex_);
         for (Place& place : places_) {
-            if (holds_hidden(place.path, own.hidden)) continue;  // a run may hide more
+            if (holds_hidden(place.path, own.hidden)) continue;
 
             struct stat st {};
 

@@ -208,7 +208,7 @@ TEST_CASE("the shared places kept open follow their paths when a place is made o
     board::Confinement own;
     own.writable = {s.dir / "run"};
     own.hidden = shared.hidden;
-    board::KeptWritingPlaces kept(shared);
+    board::KeptWritingPlaces kept(shared.writable);
     std::string problem;
     const auto run_under = [&](const std::vector<fs::path>& may,
                                const std::vector<fs::path>& may_not) {
