@@ -15,6 +15,12 @@ if(BOARD_SANITIZERS)
   endif()
   target_compile_options(board_flags INTERFACE ${_board_san})
   target_link_options(board_flags INTERFACE ${_board_san})
+  # Executables at a fixed address: a sanitized position-independent binary carries a relative
+  # relocation for every check's static data, and the loader applies them all at each start.
+  # The end-to-end tests start thousands of processes, and that start was most of their time.
+  include(CheckPIESupported)
+  check_pie_supported(LANGUAGES CXX)
+  set(CMAKE_POSITION_INDEPENDENT_CODE OFF)
 endif()
 
 # One test binary per component, registered test case by test case.
