@@ -344,7 +344,9 @@ std::variant<Tick, std::string> parse_tick(std::string_view text, std::string_vi
     t.closed_reason = r.string("closed_reason");
     if (r.error()) return *r.error();
 
-    for (const auto& [key, value] : object) {
+    for (const auto& [name, value] : object) {
+        // A lambda below takes the key: clang 14 cannot capture a structured binding.
+        const std::string_view key = name;
         const bool read =
             std::find(read_fields.begin(), read_fields.end(), key) != read_fields.end();
         const bool not_kept =

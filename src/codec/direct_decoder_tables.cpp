@@ -125,17 +125,6 @@ const ValueOps& time_ops() {
     return ops;
 }
 
-const ValueOps& optional_time_ops() {
-    static const ValueOps ops = [] {
-        ValueOps built = time_ops();
-        built.resolve = [](void* field) -> void* {
-            return &static_cast<std::optional<UnixMillis>*>(field)->emplace();
-        };
-        return built;
-    }();
-    return ops;
-}
-
 /// Updated's requires/awaiting: `"none"` clears, a spelling sets (Reader::clearable).
 const ValueOps& clearable_ops() {
     static const ValueOps ops = [] {
@@ -200,10 +189,6 @@ public:
 
     void unless_default(std::string_view name, Time<UnixMillis> time) {
         add(name, &time.ms, time_ops(), false);
-    }
-
-    void optional(std::string_view name, Time<std::optional<UnixMillis>> time) {
-        add(name, &time.ms, optional_time_ops(), false);
     }
 
     void clearable(std::string_view name, std::optional<std::optional<Awaiting>>& field) {

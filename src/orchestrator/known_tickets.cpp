@@ -19,7 +19,8 @@ namespace {
 /// questions), not its description, notes and artifacts. A run is made from the ticket as its
 /// run-started commit read it from the log; a pull request's body from the log as well.
 std::shared_ptr<const Ticket> kept_between_runs(const Ticket& full) {
-    auto kept = std::make_shared<Ticket>(summarize(full).ticket);
+    auto kept = std::make_shared<Ticket>();
+    static_cast<TicketSummary&>(*kept) = summarize(full).ticket;
     kept->questions = full.questions;
     return kept;
 }

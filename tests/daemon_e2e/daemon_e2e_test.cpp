@@ -337,8 +337,9 @@ TEST_CASE("each signal in each phase, end to end") {
             const std::size_t earlier = p == Status::research ? 0 : static_cast<std::size_t>(p) - 2;
             CHECK(payloads<RunFinished>(events).size() == 2 + earlier);
         } else {
+            const std::string context = "context from " + phase;
             CHECK(t.notes.end() != std::find_if(t.notes.begin(), t.notes.end(), [&](const Note& n) {
-                      return n.from == ActorKind::agent && n.text == "context from " + phase;
+                      return n.from == ActorKind::agent && n.text == context;
                   }));
         }
         const auto events = board.events(id);
