@@ -8,7 +8,7 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libboost-filesystem1.81-dev
   libfmt-dev libyaml-cpp-dev catch2 libcli11-dev libbenchmark-dev nettle-dev libutf8proc-dev
   libmd4c-dev libmd4c-html0-dev
-  clang-14 libclang-rt-14-dev
+  clang-14 libclang-rt-14-dev lld-14   # the sanitized build (CMakePresets.json) and the fuzzer
   debhelper help2man lintian man-db bash-completion zsh fish   # scripts/package-test.sh
 )
 

@@ -18,7 +18,9 @@ scripts/shape-check.sh
 step "reducer alone: no Boost, fmt or yaml-cpp"
 cmake --workflow --preset reducer-only
 
-step "all components under ASan + UBSan"
+# With clang 14: its sanitized build and the processes it makes cost far less than GCC's
+# (docs/benchmarks.md, "The time CI takes"); GCC builds the packages below.
+step "all components under ASan + UBSan (clang 14)"
 cmake --workflow --preset asan-ubsan
 
 # The sanitized build's benchmarks: each must run (figures come from a release build,
