@@ -1,0 +1,68 @@
+// The least a board-wide query can cost on this machine without a daemon: a static program
+// that does only the file-system work every `list`/`ready`/`next` must do to keep the promise
+// that no cache is believed over its log (list tickets/, stat each ticket's events.jsonl),
+// with nothing else in it (no index, no parse, no JSON), to be timed as a whole process beside
+// the query:
+//
+//   board_cli_timing 21 floor -- board_query_io_floor TICKETS_DIR
+//
+// The stats are split between two threads, the most this 2-core machine allows; `board`
+// stats on one while the other parses the index, so this floor is, if anything, low.
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <string>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+/// How many of `names[from, to)` have a log (so the work cannot be optimised away).
+std::size_t stat_logs(int tickets_fd,
+                      const std::vector<std::string>& names,
+                      std::size_t from,
+                      std::size_t to) {
+    std::size_t found = 0;
+    std::string path;
+    for (std::size_t i = from; i < to; ++i) {
+        path.assign(names[i]);
+        path += "/events.jsonl";
+
+        struct stat st {};
+
+        if (::fstatat(tickets_fd, path.c_str(), &st, 0) == 0) ++found;
+    }
+    return found;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: board_query_io_floor TICKETS_DIR\n");
+        return 2;
+    }
+    const int tickets_fd = ::open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const int listing_fd = tickets_fd < 0 ? -1 : ::fcntl(tickets_fd, F_DUPFD_CLOEXEC, 0);
+    DIR* dir = listing_fd < 0 ? nullptr : ::fdopendir(listing_fd);
+    if (!dir) {
+        std::fprintf(stderr, "board_query_io_floor: %s: %s\n", argv[1], std::strerror(errno));
+        return 1;
+    }
+    std::vector<std::string> names;
+    while (const dirent* item = ::readdir(dir)) {
+        if (item->d_name[0] != '.') names.emplace_back(item->d_name);
+    }
+    ::closedir(dir);
+    const std::size_t half = names.size() / 2;
+    std::size_t found_second = 0;
+    std::thread second([&] { found_second = stat_logs(tickets_fd, names, half, names.size()); });
+    const std::size_t found = stat_logs(tickets_fd, names, 0, half) + (second.join(), found_second);
+    std::printf("%zu logs\n", found);
+    return found > 0 ? 0 : 1;
+}
