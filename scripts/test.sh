@@ -42,7 +42,7 @@ echo "ok  board_daemon_bench"
 (cd "$build" && ./bench/board_approve_latency src/orchestrator/board-daemon src/cli/board \
   bench/board_null_agent --approvals 3 >/dev/null)
 echo "ok  board_approve_latency"
-bench/cli_bench.sh "$build" 3 >/dev/null 2>&1
+bench/cli_bench.sh "$build" 1 >/dev/null 2>&1
 echo "ok  bench/cli_bench.sh"
 
 step "installed: the reducer's CMake and pkg-config packages, the Debian packages (docs/embedding.md)"
