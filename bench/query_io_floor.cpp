@@ -6,8 +6,10 @@
 //
 //   board_cli_timing 21 floor -- board_query_io_floor TICKETS_DIR
 //
-// The stats are split between two threads, the most this 2-core machine allows; `board`
-// stats on one while the other parses the index, so this floor is, if anything, low.
+// tickets/ is listed first, then the stats are split between two threads, the most this
+// 2-core machine allows (`board` stats on one thread while another parses the index and a
+// third lists). Exits 2 when the folder cannot be read or holds no log, so that a wrong path
+// is a failed run to board_cli_timing, not a fast one.
 
 #include <cerrno>
 #include <cstdio>
@@ -52,7 +54,7 @@ int main(int argc, char** argv) {
     DIR* dir = listing_fd < 0 ? nullptr : ::fdopendir(listing_fd);
     if (!dir) {
         std::fprintf(stderr, "board_query_io_floor: %s: %s\n", argv[1], std::strerror(errno));
-        return 1;
+        return 2;
     }
     std::vector<std::string> names;
     while (const dirent* item = ::readdir(dir)) {
@@ -64,5 +66,6 @@ int main(int argc, char** argv) {
     std::thread second([&] { found_second = stat_logs(tickets_fd, names, half, names.size()); });
     const std::size_t found = stat_logs(tickets_fd, names, 0, half) + (second.join(), found_second);
     std::printf("%zu logs\n", found);
-    return found > 0 ? 0 : 1;
+    if (found == 0) std::fprintf(stderr, "board_query_io_floor: %s holds no log\n", argv[1]);
+    return found > 0 ? 0 : 2;
 }

@@ -18,9 +18,13 @@ if(BOARD_SANITIZERS)
   # Executables at a fixed address: a sanitized position-independent binary carries a relative
   # relocation for every check's static data, and the loader applies them all at each start.
   # The end-to-end tests start thousands of processes, and that start was most of their time.
-  include(CheckPIESupported)
-  check_pie_supported(LANGUAGES CXX)
-  set(CMAKE_POSITION_INDEPENDENT_CODE OFF)
+  # A project that builds board inside its own keeps its choice (its shared libraries may need
+  # ours position-independent).
+  if(NOT DEFINED CMAKE_POSITION_INDEPENDENT_CODE)
+    include(CheckPIESupported)
+    check_pie_supported(LANGUAGES CXX)
+    set(CMAKE_POSITION_INDEPENDENT_CODE OFF)
+  endif()
 endif()
 
 # One test binary per component, registered test case by test case.

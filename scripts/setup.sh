@@ -9,6 +9,7 @@ packages=(
   libfmt-dev libyaml-cpp-dev catch2 libcli11-dev libbenchmark-dev nettle-dev libutf8proc-dev
   libmd4c-dev libmd4c-html0-dev
   clang-14 libclang-rt-14-dev lld-14   # the sanitized build (CMakePresets.json) and the fuzzer
+  llvm-14                              # llvm-symbolizer-14: names in the sanitizers' reports
   debhelper help2man lintian man-db bash-completion zsh fish   # scripts/package-test.sh
 )
 
