@@ -78,8 +78,11 @@ werror=""
     DEB_CXXFLAGS_APPEND="$werror" dpkg-buildpackage -us -uc -b \
     >"$work/dpkg-buildpackage.log" 2>&1) || { tail -n 40 "$work/dpkg-buildpackage.log"; fail "dpkg-buildpackage"; }
 echo "ok  dpkg-buildpackage in $((SECONDS - started)) s: $(cd "$work/deb" && echo *.deb)"
-lintian --fail-on error "$work"/deb/board_"$version"_*.changes 2>&1 | grep -v '^running with root' || true
-lintian --fail-on error "$work"/deb/board_"$version"_*.changes >/dev/null 2>&1 || fail "lintian reports errors"
+# One run, its report shown and its status kept.
+lint_status=0
+lint_report=$(lintian --fail-on error "$work"/deb/board_"$version"_*.changes 2>&1) || lint_status=$?
+printf '%s\n' "$lint_report" | grep -v '^running with root' || true
+((lint_status == 0)) || fail "lintian reports errors"
 echo "ok  lintian: no errors"
 
 step "the packages installed"
