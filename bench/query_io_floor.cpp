@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstring>
 #include <dirent.h>
-#include <fcntl.h>
 #include <string>
 #include <sys/stat.h>
 #include <thread>
@@ -49,9 +48,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: board_query_io_floor TICKETS_DIR\n");
         return 2;
     }
-    const int tickets_fd = ::open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    const int listing_fd = tickets_fd < 0 ? -1 : ::fcntl(tickets_fd, F_DUPFD_CLOEXEC, 0);
-    DIR* dir = listing_fd < 0 ? nullptr : ::fdopendir(listing_fd);
+    DIR* dir = ::opendir(argv[1]);
     if (!dir) {
         std::fprintf(stderr, "board_query_io_floor: %s: %s\n", argv[1], std::strerror(errno));
         return 2;
@@ -60,11 +57,12 @@ int main(int argc, char** argv) {
     while (const dirent* item = ::readdir(dir)) {
         if (item->d_name[0] != '.') names.emplace_back(item->d_name);
     }
-    ::closedir(dir);
+    const int tickets_fd = ::dirfd(dir);
     const std::size_t half = names.size() / 2;
     std::size_t found_second = 0;
     std::thread second([&] { found_second = stat_logs(tickets_fd, names, half, names.size()); });
     const std::size_t found = stat_logs(tickets_fd, names, 0, half) + (second.join(), found_second);
+    ::closedir(dir);
     std::printf("%zu logs\n", found);
     if (found == 0) std::fprintf(stderr, "board_query_io_floor: %s holds no log\n", argv[1]);
     return found > 0 ? 0 : 2;
