@@ -121,54 +121,71 @@ void append_durably(const fs::path& file, const std::string& line) {
     ::close(fd);
 }
 
-/// CPU seconds (user + system) this process has spent itself (RUSAGE_SELF), or its children
-/// it waited for (RUSAGE_CHILDREN): the agents of a loop.
-double cpu_seconds(int who) {
+/// What a process spent: CPU seconds (user + system) and minor page faults, the fresh pages
+/// it touched (on a VM that maps each one through the hypervisor, memory touched costs as
+/// much as instructions run).
+struct Spent {
+    double cpu_s = 0;
+    double faults = 0;
+
+    friend Spent operator-(const Spent& a, const Spent& b) {
+        return {a.cpu_s - b.cpu_s, a.faults - b.faults};
+    }
+};
+
+/// What this process has spent itself (RUSAGE_SELF), or its children it waited for
+/// (RUSAGE_CHILDREN): the agents of a loop.
+Spent spent_by(int who) {
     rusage usage{};
     ::getrusage(who, &usage);
     const auto seconds = [](const timeval& t) {
         return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
     };
-    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+    return {seconds(usage.ru_utime) + seconds(usage.ru_stime),
+            static_cast<double>(usage.ru_minflt)};
 }
 
-/// Waits for `pid` to end and returns the CPU seconds (user + system) of its own threads, not
-/// of the children it waited for: read from /proc while it is a zombie, then reaped. The
-/// exit code goes to `code`, and the CPU seconds of the children it waited for (its agents)
-/// to `children`.
-double own_cpu_seconds(pid_t pid, int& code, double& children) {
+/// Waits for `pid` to end and returns what its own threads spent, not the children it waited
+/// for: read from /proc while it is a zombie, then reaped. The exit code goes to `code`, and
+/// what the children it waited for (its agents) spent to `children`. A failed read gives
+/// a cpu_s of -1 in both.
+Spent own_spending(pid_t pid, int& code, Spent& children) {
     siginfo_t info{};
     int waited = 0;
     while ((waited = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT)) != 0 &&
            errno == EINTR) {
     }
-    children = -1;
+    children = {-1, 0};
     if (waited != 0) {
         code = wait_for(pid);
-        return -1;
+        return {-1, 0};
     }
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
     const std::string text{std::istreambuf_iterator<char>(stat), {}};
-    // Fields after the command name (which may hold spaces): state is field 3, utime 14,
-    // stime 15, and the children it waited for cutime 16, cstime 17 (all in clock ticks).
-    double ticks = -1;
+    // Fields after the command name (which may hold spaces): state is field 3, minflt 10,
+    // cminflt (of the children it waited for) 11, utime 14, stime 15, and the children's
+    // cutime 16, cstime 17 (times in clock ticks).
+    Spent own{-1, 0};
     if (const auto close = text.rfind(')'); close != std::string::npos) {
         std::istringstream fields(text.substr(close + 2));
         std::string field;
-        long own = 0, waited_for = 0;
+        long own_ticks = 0, waited_for_ticks = 0, own_faults = 0, waited_for_faults = 0;
         int read = 0;
         for (int i = 3; i <= 17 && fields >> field; ++i, ++read) {
-            if (i == 14 || i == 15) own += std::stol(field);
-            if (i == 16 || i == 17) waited_for += std::stol(field);
+            if (i == 10) own_faults = std::stol(field);
+            if (i == 11) waited_for_faults = std::stol(field);
+            if (i == 14 || i == 15) own_ticks += std::stol(field);
+            if (i == 16 || i == 17) waited_for_ticks += std::stol(field);
         }
         if (read == 15) {
             const auto per_second = static_cast<double>(::sysconf(_SC_CLK_TCK));
-            ticks = static_cast<double>(own);
-            children = static_cast<double>(waited_for) / per_second;
+            own = {static_cast<double>(own_ticks) / per_second, static_cast<double>(own_faults)};
+            children = {static_cast<double>(waited_for_ticks) / per_second,
+                        static_cast<double>(waited_for_faults)};
         }
     }
     code = wait_for(pid);
-    return ticks < 0 ? -1 : ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+    return own;
 }
 
 double seconds_since(Clock::time_point t) {
@@ -301,13 +318,13 @@ int main(int argc, char** argv) {
 
     std::vector<double> bare_s;
     std::vector<double> files_s;
-    std::vector<double> bare_cpu_s;          ///< the loop's own process, not the agents
-    std::vector<double> files_cpu_s;         ///< the same, with the board's file work
-    std::vector<double> bare_agents_cpu_s;   ///< the agents the bare loop started
-    std::vector<double> files_agents_cpu_s;  ///< and those of the loop with the file work
+    std::vector<Spent> bare_spent;          ///< the loop's own process, not the agents
+    std::vector<Spent> files_spent;         ///< the same, with the board's file work
+    std::vector<Spent> bare_agents_spent;   ///< the agents the bare loop started
+    std::vector<Spent> files_agents_spent;  ///< and those of the loop with the file work
     std::vector<std::vector<double>> daemon_s(daemons.size());
-    std::vector<std::vector<double>> daemon_cpu_s(daemons.size());         ///< its own threads only
-    std::vector<std::vector<double>> daemon_agents_cpu_s(daemons.size());  ///< its agents
+    std::vector<std::vector<Spent>> daemon_spent(daemons.size());         ///< its own threads only
+    std::vector<std::vector<Spent>> daemon_agents_spent(daemons.size());  ///< its agents
     for (int round = 0; round < rounds; ++round) {
         // Bare: the same agent, the same count, 2 at a time. Like the daemon's board, each
         // round's folder is new and its logs exist before the clock starts: the agent's
@@ -318,8 +335,8 @@ int main(int argc, char** argv) {
         for (int i = 0; i < tickets; ++i)
             std::ofstream(events_of(i)) << R"({"type":"created"})" << '\n';
         auto start = Clock::now();
-        double cpu_before = cpu_seconds(RUSAGE_SELF);
-        double agents_before = cpu_seconds(RUSAGE_CHILDREN);
+        Spent self_before = spent_by(RUSAGE_SELF);
+        Spent agents_before = spent_by(RUSAGE_CHILDREN);
         std::vector<std::pair<pid_t, int>> flight;  // pid, ticket
         const auto land = [&](pid_t done) {
             append_durably(events_of(landed(flight, done)),
@@ -339,15 +356,15 @@ int main(int argc, char** argv) {
         }
         while (!flight.empty()) land(::wait(nullptr));
         bare_s.push_back(seconds_since(start));
-        bare_cpu_s.push_back(cpu_seconds(RUSAGE_SELF) - cpu_before);
-        bare_agents_cpu_s.push_back(cpu_seconds(RUSAGE_CHILDREN) - agents_before);
+        bare_spent.push_back(spent_by(RUSAGE_SELF) - self_before);
+        bare_agents_spent.push_back(spent_by(RUSAGE_CHILDREN) - agents_before);
 
-        cpu_before = cpu_seconds(RUSAGE_SELF);
-        agents_before = cpu_seconds(RUSAGE_CHILDREN);
+        self_before = spent_by(RUSAGE_SELF);
+        agents_before = spent_by(RUSAGE_CHILDREN);
         files_s.push_back(
             bare_with_board_files(scratch / ("files-" + std::to_string(round)), agent, tickets));
-        files_cpu_s.push_back(cpu_seconds(RUSAGE_SELF) - cpu_before);
-        files_agents_cpu_s.push_back(cpu_seconds(RUSAGE_CHILDREN) - agents_before);
+        files_spent.push_back(spent_by(RUSAGE_SELF) - self_before);
+        files_agents_spent.push_back(spent_by(RUSAGE_CHILDREN) - agents_before);
         std::printf(
             "round %d: bare %.3f s, bare + files %.3f s", round + 1, bare_s.back(), files_s.back());
         for (std::size_t k = 0; k < daemons.size(); ++k) {
@@ -365,9 +382,9 @@ int main(int argc, char** argv) {
                                   {path_env, tmp_env},
                                   (scratch / "daemon.out").string());
             int code = 0;
-            double agents = -1;
-            daemon_cpu_s[k].push_back(own_cpu_seconds(d, code, agents));
-            daemon_agents_cpu_s[k].push_back(agents);
+            Spent agents;
+            daemon_spent[k].push_back(own_spending(d, code, agents));
+            daemon_agents_spent[k].push_back(agents);
             daemon_s[k].push_back(seconds_since(start));
             std::ifstream out(scratch / "daemon.out");
             int finished = 0;
@@ -376,10 +393,12 @@ int main(int argc, char** argv) {
             std::printf(", daemon%s %.3f s", k == 0 ? "" : " (also)", daemon_s[k].back());
             if (code != 0 || finished != tickets) {
                 std::fprintf(stderr,
-                             "\n%s did not take every ticket through research (exit %d, %d runs)\n",
+                             "\n%s did not take every ticket through research (exit %d, %d runs); "
+                             "its board and output are kept in %s\n",
                              daemons[k].c_str(),
                              code,
-                             finished);
+                             finished,
+                             scratch.c_str());
                 return 1;
             }
         }
@@ -399,13 +418,32 @@ int main(int argc, char** argv) {
     std::printf("  the board's file work alone: %.0f%% of the bare loop\n", 100.0 * bare / files);
     // The yardstick for the daemon's own CPU below: what a loop that only launches, and one
     // that also does the board's file work, spend themselves (their children, the agents, not).
-    std::printf("    their own CPU: bare %.0f us per run, with the file work %.0f us per run\n",
-                1e6 * median(bare_cpu_s) / tickets,
-                1e6 * median(files_cpu_s) / tickets);
+    const auto per_run = [&](const std::vector<Spent>& rounds_spent) {
+        std::vector<double> cpu, faults;
+        for (const Spent& r : rounds_spent) {
+            cpu.push_back(r.cpu_s);
+            faults.push_back(r.faults);
+        }
+        return Spent{1e6 * median(cpu) / tickets, median(faults) / tickets};
+    };
+    const Spent bare_self = per_run(bare_spent), files_self = per_run(files_spent);
+    std::printf(
+        "    their own CPU: bare %.0f us per run, with the file work %.0f us per run\n"
+        "    their own page faults: bare %.1f per run, with the file work %.1f per run\n",
+        bare_self.cpu_s,
+        files_self.cpu_s,
+        bare_self.faults,
+        files_self.faults);
     // On two cores the agents' CPU counts as much as the launcher's.
-    std::printf("    their agents' CPU: bare %.0f us per run, with the file work %.0f us per run\n",
-                1e6 * median(bare_agents_cpu_s) / tickets,
-                1e6 * median(files_agents_cpu_s) / tickets);
+    const Spent bare_agents = per_run(bare_agents_spent),
+                files_agents = per_run(files_agents_spent);
+    std::printf(
+        "    their agents' CPU: bare %.0f us per run, with the file work %.0f us per run\n"
+        "    their agents' page faults: bare %.1f per run, with the file work %.1f per run\n",
+        bare_agents.cpu_s,
+        files_agents.cpu_s,
+        bare_agents.faults,
+        files_agents.faults);
     for (std::size_t k = 0; k < daemons.size(); ++k) {
         const double dmn = median(daemon_s[k]);
         std::printf(
@@ -417,33 +455,38 @@ int main(int argc, char** argv) {
             100.0 * bare / dmn,
             100.0 * files / dmn);
         // What the daemon's own threads spent, disk latency aside: deciding, folding, writing,
-        // confining and launching, reading output.
-        // Both from one read of its /proc: a round whose read failed (-1) gives neither.
-        std::vector<std::size_t> read;
-        for (std::size_t r = 0; r < daemon_cpu_s[k].size(); ++r)
-            if (daemon_cpu_s[k][r] >= 0) read.push_back(r);
-        if (read.empty()) continue;
-        const auto median_of_read = [&](const std::vector<double>& per_round) {
-            std::vector<double> values;
-            for (const std::size_t r : read) values.push_back(per_round[r]);
-            return median(values);
-        };
-        const double cpu = median_of_read(daemon_cpu_s[k]);
-        std::printf("    its own CPU (its threads, not the agents'): %.3f s, %.0f us per run\n",
-                    cpu,
-                    1e6 * cpu / tickets);
-        std::printf("    its agents' CPU (sandbox: %s): %.0f us per run\n",
-                    sandbox.c_str(),
-                    1e6 * median_of_read(daemon_agents_cpu_s[k]) / tickets);
+        // confining and launching, reading output. Both from one read of its /proc: a round
+        // whose read failed gives neither.
+        std::vector<Spent> own, agents;
+        for (std::size_t r = 0; r < daemon_spent[k].size(); ++r) {
+            if (daemon_spent[k][r].cpu_s < 0) continue;
+            own.push_back(daemon_spent[k][r]);
+            agents.push_back(daemon_agents_spent[k][r]);
+        }
+        if (own.empty()) continue;
+        const Spent own_per_run = per_run(own), agents_per_run = per_run(agents);
+        std::printf(
+            "    its own CPU (its threads, not the agents'): %.0f us per run, %.1f page "
+            "faults per run\n",
+            own_per_run.cpu_s,
+            own_per_run.faults);
+        std::printf(
+            "    its agents' CPU (sandbox: %s): %.0f us per run, %.1f page faults per run\n",
+            sandbox.c_str(),
+            agents_per_run.cpu_s,
+            agents_per_run.faults);
     }
-    if (rss_tickets <= 0) return 0;  // no memory measurement asked for
+    if (rss_tickets <= 0) {  // no memory measurement asked for
+        fs::remove_all(scratch);
+        return 0;
+    }
     // Memory on a big board.
     const fs::path big = scratch / "big";
     fs::remove_all(big);
     const pid_t gen = spawn(
         {board_gen, big.string(), std::to_string(rss_tickets)}, {}, (scratch / "gen.out").string());
     if (wait_for(gen) != 0) {
-        std::fprintf(stderr, "board_gen failed\n");
+        std::fprintf(stderr, "board_gen failed; its output is kept in %s\n", scratch.c_str());
         return 1;
     }
     std::ofstream(big / "board.yaml")

@@ -61,7 +61,11 @@ int main(int argc, char** argv) {
     const std::size_t half = names.size() / 2;
     std::size_t found_second = 0;
     std::thread second([&] { found_second = stat_logs(tickets_fd, names, half, names.size()); });
-    const std::size_t found = stat_logs(tickets_fd, names, 0, half) + (second.join(), found_second);
+    // Two statements: in one expression the join may be evaluated first, which would leave the
+    // second thread to work alone.
+    std::size_t found = stat_logs(tickets_fd, names, 0, half);
+    second.join();
+    found += found_second;
     ::closedir(dir);
     std::printf("%zu logs\n", found);
     if (found == 0) std::fprintf(stderr, "board_query_io_floor: %s holds no log\n", argv[1]);
