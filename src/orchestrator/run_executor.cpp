@@ -69,7 +69,8 @@ void RunContext::confine_runs() {
     confinement = shared_confinement(board_root);
     reading_rules = std::make_shared<KeptReadingRules>(confinement.rules.hidden);
     writing_places = std::make_shared<KeptWritingPlaces>(confinement.rules.writable);
-    settings = std::make_shared<SettingsGuard>(confinement.guarded, settings_kept_file(board_root));
+    settings = std::make_shared<SettingsGuard>(
+        confinement.guarded, settings_kept_file(board_root), confinement.guarded_members);
 }
 
 namespace {

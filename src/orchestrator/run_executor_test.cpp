@@ -5,6 +5,7 @@
 
 #include "orchestrator/run_folder.hpp"
 #include "orchestrator/settings_guard.hpp"
+#include "orchestrator/state_members.hpp"
 #include "support/files.hpp"
 #include "support/temp_dir.hpp"
 
@@ -245,6 +246,84 @@ TEST_CASE("settings that name programs are put back after a run, the changed tex
     const std::string changed_name = "changed-" + dir.filename().string() + "-settings.json";
     CHECK(read_whole_file(dir / "changed" / changed_name) == hook);
     CHECK_FALSE(fs::exists(kept));
+}
+
+TEST_CASE("Claude's state: only its MCP servers and approvals are put back, through a link",
+          "[executor][sandbox]") {
+    const board::testing::TempDir scratch{"board-guard-"};
+    const fs::path& dir = scratch.path();
+    fs::create_directories(dir / "run");
+    fs::create_directories(dir / "dotfiles");
+    const fs::path target = dir / "dotfiles" / "claude.json";
+    const fs::path state = dir / ".claude.json";  // a dotfiles manager's link, as some keep it
+    const fs::path kept = dir / "settings-before.json";
+    const std::string before =
+        R"({"numStartups":3,"mcpServers":{"mine":{"command":"my-server"}},)"
+        R"("projects":{"/home/p/app":{"history":[{"display":"\ud83d"}],"mcpServers":{}}},)"
+        R"("oauthAccount":{"emailAddress":"p@example.com"}})";
+    REQUIRE(write_file_atomically(target, before, Durability::synced, 0600).empty());
+    fs::create_symlink(target, state);
+    auto guard = std::make_shared<SettingsGuard>(
+        std::vector<fs::path>{}, kept, std::vector<fs::path>{state});
+    const auto mode_of = [](const fs::path& file) {
+        struct stat st {};
+        return ::stat(file.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0;
+    };
+    {
+        SettingsGuard::Run run{guard};
+        // Kept on disk while the run goes on: the guarded members alone, not the account.
+        const auto kept_text = read_whole_file(kept);
+        REQUIRE(kept_text);
+        CHECK(kept_text->find("my-server") != std::string::npos);
+        CHECK(kept_text->find("oauthAccount") == std::string::npos);
+        CHECK(kept_text->find("numStartups") == std::string::npos);
+
+        // The tool's own bookkeeping during the run: nothing to put back, the file untouched.
+        const std::string counted =
+            std::string{before}.replace(before.find("\"numStartups\":3"), 15, "\"numStartups\":4");
+        REQUIRE(write_file_atomically(target, counted, Durability::synced, 0600).empty());
+        CHECK(run.put_back(dir / "run").empty());
+        CHECK(read_whole_file(target) == counted);
+
+        // The agent adds a server of the user's and trusts its worktree's `.mcp.json`.
+        const std::string planted =
+            R"({"numStartups":5,"mcpServers":{"mine":{"command":"my-server"},)"
+            R"("evil":{"command":"sh"}},"projects":{"/home/p/app":{)"
+            R"("history":[{"display":"\ud83d"}],"mcpServers":{}},)"
+            R"("/work/tree":{"enableAllProjectMcpServers":true,)"
+            R"("hasTrustDialogAccepted":true}},)"
+            R"("oauthAccount":{"emailAddress":"p@example.com"}})";
+        REQUIRE(write_file_atomically(target, planted, Durability::synced, 0600).empty());
+        const auto lines = run.put_back(dir / "run");
+        REQUIRE(lines.size() == 1);
+        CHECK_THAT(lines[0], Catch::Contains("MCP servers or project approvals were changed"));
+    }
+    CHECK(fs::is_symlink(state));
+    CHECK(mode_of(target) == 0600);
+    const auto text = read_whole_file(target);
+    REQUIRE(text);
+    CHECK(read_members(*text, claude_state_members()) ==
+          read_members(before, claude_state_members()));
+    // What the tool wrote meanwhile stays, byte for byte.
+    CHECK(text->find(R"("numStartups":5)") != std::string::npos);
+    CHECK(text->find(R"("history":[{"display":"\ud83d"}])") != std::string::npos);
+    CHECK(text->find(R"("/work/tree":{"enableAllProjectMcpServers":false,)"
+                     R"("hasTrustDialogAccepted":false})") != std::string::npos);
+    // The changed members are kept for the person, and nothing else of the file.
+    const auto changed =
+        read_whole_file(dir / "run" / ("changed-" + dir.filename().string() + "-.claude.json"));
+    REQUIRE(changed);
+    CHECK(changed->find(R"("evil":{"command":"sh"})") != std::string::npos);
+    CHECK(changed->find("oauthAccount") == std::string::npos);
+
+    // A file that appears during a run holds nothing to run either.
+    fs::remove(state);
+    {
+        SettingsGuard::Run run{guard};
+        REQUIRE(write_file_atomically(state, R"({"mcpServers":{"e":{"command":"sh"}}})").empty());
+        CHECK(run.put_back(dir / "run").size() == 1);
+        CHECK(read_whole_file(state) == R"({"mcpServers":{}})");
+    }
 }
 
 TEST_CASE("settings that could not be put back stay owed until a later run puts them back",

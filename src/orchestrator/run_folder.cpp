@@ -115,6 +115,12 @@ SharedConfinement shared_confinement(const fs::path& board_root) {
         settings.push_back(fs::path{dir} / "config.toml");
     for (const auto& file : settings)
         if (file.is_absolute()) shared.guarded.push_back(file.lexically_normal());
+    std::vector<fs::path> states;
+    if (home && *home) states.push_back(fs::path{home} / ".claude.json");
+    if (const char* dir = std::getenv("CLAUDE_CONFIG_DIR"); dir && *dir)
+        states.push_back(fs::path{dir} / ".claude.json");
+    for (const auto& file : states)
+        if (file.is_absolute()) shared.guarded_members.push_back(file.lexically_normal());
     const fs::path tmp = resolved(fs::temp_directory_path());
     // The board lives in temp: each run gets a temp folder of its own instead.
     shared.own_tmp = path_is_within(shared.board, tmp);

@@ -1,5 +1,6 @@
 #include "orchestrator/settings_guard.hpp"
 
+#include "orchestrator/state_members.hpp"
 #include "support/files.hpp"
 
 #include <board/board_dir.hpp>
@@ -19,6 +20,8 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::size_t max_settings_bytes = 1u << 20;
+/// Claude Code's state holds every project's history: far more than its settings.
+constexpr std::size_t max_state_bytes = 64u << 20;
 
 std::string_view kind_name(GuardedFile::Kind kind) {
     return kind == GuardedFile::Kind::file   ? "file"
@@ -83,6 +86,78 @@ std::optional<GuardedFile> guarded_state(const fs::path& path) {
     return state;
 }
 
+GuardedFile claude_state(const fs::path& path) {
+    GuardedFile state{path, GuardedFile::Kind::absent, {}, std::nullopt};
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return state;  // a link to nothing too: the tool makes a file
+    state.kind = GuardedFile::Kind::file;
+    // One the tool cannot read names no program for it: none kept, so whatever an agent
+    // adds is taken out again.
+    const auto text = read_whole_file(path, AT_FDCWD, max_state_bytes);
+    const auto values = text ? read_members(*text, claude_state_members()) : std::nullopt;
+    state.content = members_document(values.value_or(MemberValues{}), claude_state_members());
+    return state;
+}
+
+namespace {
+
+/// Puts the guarded members of the Claude state file back as `was` holds them, leaving the rest
+/// of the file as the tool wrote it. nullopt when nothing needed doing, else the line to log;
+/// `failed` when the file could not be written.
+std::optional<std::string> put_back_members(const GuardedFile& was,
+                                            const fs::path& changed_dir,
+                                            bool& failed) {
+    const GuardedFile now = claude_state(was.path);
+    if (now == was) return std::nullopt;
+    // Through a link: the file it leads to is what the tool reads.
+    std::error_code ec;
+    fs::path target = fs::weakly_canonical(was.path, ec);
+    if (ec) target = was.path;
+    const auto text = read_whole_file(target, AT_FDCWD, max_state_bytes);
+    const auto wanted = read_members(was.content, claude_state_members()).value_or(MemberValues{});
+    const auto merged = put_members(text.value_or("{}"), wanted, claude_state_members());
+    if (!merged)
+        return fmt::format(
+            "{} is not JSON after an agent's run, so its MCP servers and project "
+            "approvals were not checked (Claude Code cannot read it either)",
+            was.path.string());
+    if (text && *merged == *text) return std::nullopt;
+    std::string kept_note;
+    const fs::path kept = changed_dir / fmt::format("changed-{}-{}",
+                                                    was.path.parent_path().filename().string(),
+                                                    was.path.filename().string());
+    fs::create_directories(changed_dir, ec);
+    if (now.kind == GuardedFile::Kind::file && write_file_atomically(kept, now.content).empty())
+        kept_note = "; the changed members are in " + kept.string();
+
+    // Its mode as it is (it holds the person's account: often owner only), their own reading
+    // and writing kept, which an agent may have taken away.
+
+    struct stat st {};
+
+    const mode_t mode =
+        ::stat(target.c_str(), &st) == 0 ? ((st.st_mode & 07777) | S_IRUSR | S_IWUSR) : 0600;
+    const std::string problem = write_file_atomically(target, *merged, Durability::synced, mode);
+    failed = failed || !problem.empty();
+    return problem.empty()
+               ? fmt::format(
+                     "{}: MCP servers or project approvals were changed during an "
+                     "agent's run: put back (they name programs Claude Code runs, "
+                     "unconfined, for whoever starts it next; the rest of the file is as "
+                     "it was left){}",
+                     was.path.string(),
+                     kept_note)
+               : fmt::format(
+                     "{}: MCP servers or project approvals were changed during an "
+                     "agent's run and could not be put back ({}); it is tried again "
+                     "after the next run{}",
+                     was.path.string(),
+                     problem,
+                     kept_note);
+}
+
+}  // namespace
+
 fs::path settings_kept_file(const fs::path& board_root) {
     const auto private_dir = private_folder(board_root);
     if (!private_dir) return {};
@@ -93,9 +168,16 @@ fs::path settings_kept_file(const fs::path& board_root) {
     return guard_dir / "settings-before.json";
 }
 
-SettingsGuard::SettingsGuard(std::vector<fs::path> files, fs::path kept)
+SettingsGuard::SettingsGuard(std::vector<fs::path> files,
+                             fs::path kept,
+                             std::vector<fs::path> claude_states)
     : files_(std::move(files))
+    , claude_states_(std::move(claude_states))
     , kept_(std::move(kept)) {}
+
+bool SettingsGuard::is_claude_state(const fs::path& path) const {
+    return std::find(claude_states_.begin(), claude_states_.end(), path) != claude_states_.end();
+}
 
 SettingsGuard::Run::Run(std::shared_ptr<SettingsGuard> guard)
     : guard_(std::move(guard)) {
@@ -118,6 +200,7 @@ void SettingsGuard::begin() {
     std::vector<GuardedFile> now;
     for (const auto& path : files_)
         if (auto state = guarded_state(path)) now.push_back(std::move(*state));
+    for (const auto& path : claude_states_) now.push_back(claude_state(path));
     // Runs one after another with the settings unchanged keep the one baseline already on
     // disk: no write and sync per run.
     if (held_ && on_disk_ && now == before_) return;
@@ -165,7 +248,8 @@ std::vector<std::string> SettingsGuard::recover(const fs::path& changed_dir) {
     // Only the paths this daemon guards: the file is the daemon's, but a path is a path.
     std::vector<GuardedFile> before;
     for (auto& f : decode(*text))
-        if (std::find(files_.begin(), files_.end(), f.path) != files_.end())
+        if (std::find(files_.begin(), files_.end(), f.path) != files_.end() ||
+            is_claude_state(f.path))
             before.push_back(std::move(f));
     auto lines = put_back_locked(before, changed_dir);
     if (owed_) {
@@ -184,6 +268,11 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
     bool failed = false;
     for (std::size_t i = 0; i < before.size(); ++i) {
         const GuardedFile& was = before[i];
+        if (is_claude_state(was.path)) {
+            if (auto line = put_back_members(was, changed_dir, failed))
+                lines.push_back(std::move(*line));
+            continue;
+        }
         const auto now = guarded_state(was.path);
         if (now && *now == was) continue;
         std::error_code ec;

@@ -1,6 +1,7 @@
 #pragma once
 // The settings of the agents' tools that name programs the tool runs, unconfined, for whoever
-// starts it next: a hook in `~/.claude/settings.json`, `notify` in `~/.codex/config.toml`.
+// starts it next: a hook in `~/.claude/settings.json`, `notify` in `~/.codex/config.toml`, an
+// MCP server or a project's approval of one in `~/.claude.json` (those members alone).
 // A confined agent may write its tool's state, so these are taken as they are when the first
 // of the confined runs going at once begins, put back to that after each one ends (an
 // interrupted one too), and, when a daemon died during a run, by the next one at its start:
@@ -30,7 +31,12 @@ class SettingsGuard {
 public:
     /// `files`: the paths as the tools name them. `kept`: where the settings as they were are
     /// kept while runs go on (a file in the board's private folder); empty: in memory only.
-    SettingsGuard(std::vector<std::filesystem::path> files, std::filesystem::path kept);
+    /// `claude_states`: Claude Code's state files, of which only the members that name or
+    /// approve programs are guarded (claude_state_members()), through a link if it is one;
+    /// what is kept of them is those members alone.
+    SettingsGuard(std::vector<std::filesystem::path> files,
+                  std::filesystem::path kept,
+                  std::vector<std::filesystem::path> claude_states = {});
 
     /// Held by a confined run from before its launch to its end: the first one takes the
     /// settings as they are; they are forgotten at settle().
@@ -72,8 +78,10 @@ private:
     void end(bool put_back);
     std::vector<std::string> put_back_locked(const std::vector<GuardedFile>& before,
                                              const std::filesystem::path& changed_dir);
+    bool is_claude_state(const std::filesystem::path& path) const;
 
     std::vector<std::filesystem::path> files_;
+    std::vector<std::filesystem::path> claude_states_;
     std::filesystem::path kept_;
     std::mutex mutex_;
     int runs_ = 0;                     ///< confined runs holding a Run
@@ -92,5 +100,9 @@ std::filesystem::path settings_kept_file(const std::filesystem::path& board_root
 
 /// How `path` is now (a file over `max_bytes`, or one that cannot be read: nullopt).
 std::optional<GuardedFile> guarded_state(const std::filesystem::path& path);
+
+/// How the guarded members of the Claude state file at `path` are now: absent, or a file whose
+/// `content` is those members alone (members_document); a file that is not JSON has none.
+GuardedFile claude_state(const std::filesystem::path& path);
 
 }  // namespace board::orchestrator

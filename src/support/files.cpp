@@ -31,10 +31,11 @@ std::filesystem::path temp_beside(const std::filesystem::path& file) {
 
 std::string write_file_atomically(const std::filesystem::path& file,
                                   std::string_view content,
-                                  Durability durability) {
+                                  Durability durability,
+                                  mode_t mode) {
     const bool sync = durability == Durability::synced;
     const auto temp = temp_beside(file);
-    UniqueFd fd{::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)};
+    UniqueFd fd{::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)};
     if (!fd) return failure(temp, errno);
     std::size_t written = 0;
     while (written < content.size()) {

@@ -19,12 +19,13 @@ namespace board {
 /// prompts, pid files, the index) need only never be seen half-written.
 enum class Durability { synced, unsynced };
 
-/// Writes `content` to `file` atomically: a temp file in the same folder, (fdatasync,) rename,
-/// (then fsync of the folder). Returns an empty string on success, else one sentence naming
-/// the path and the cause.
+/// Writes `content` to `file` atomically: a temp file in the same folder, made with `mode`
+/// (less the umask), (fdatasync,) rename, (then fsync of the folder). Returns an empty string
+/// on success, else one sentence naming the path and the cause.
 std::string write_file_atomically(const std::filesystem::path& file,
                                   std::string_view content,
-                                  Durability durability = Durability::synced);
+                                  Durability durability = Durability::synced,
+                                  mode_t mode = 0644);
 
 /// The whole of `file` (relative paths resolve against `dir_fd`, e.g. AT_FDCWD), or nullopt
 /// when it cannot be opened or read, is not a regular file (a FIFO would block the reader, a
