@@ -200,6 +200,10 @@ TEST_CASE("Claude Code finishes tickets on a board made by board init") {
     std::vector<std::string> ids;
     for (const char* title : {"Retry uploads", "Cache the index", "Keep sessions", "Faster backup"})
         ids.push_back(repo.create(title));
+    // A person's Claude Code state, as a first start leaves it: the agents' Claude Code
+    // keeps its own in it from then on.
+    const std::string state_before = "{\n  \"numStartups\": 1\n}\n";
+    write_file(repo.home / ".claude.json", state_before);
     Child daemon =
         repo.daemon({"ANTHROPIC_BASE_URL=http://127.0.0.1:" + std::to_string(model.port()),
                      "ANTHROPIC_API_KEY=sk-ant-test"});
@@ -240,6 +244,12 @@ TEST_CASE("Claude Code finishes tickets on a board made by board init") {
     for (const auto& id : ids) REQUIRE(repo.board({"approve", id, "ship it"}) == 0);
     REQUIRE(repo.wait_all(ids, [](const Ticket& t) { return t.status == Status::done; }));
     repo.stop(daemon);
+
+    // Claude Code rewrites ~/.claude.json at every run (its projects, its counters): none of
+    // that is taken for an agent changing what it may run.
+    CHECK(read_file(repo.home / ".claude.json") != state_before);  // Claude Code wrote there
+    for (const std::string& said : {daemon.stdout_text(), daemon.stderr_text()})
+        CHECK(said.find("MCP servers or project approvals") == std::string::npos);
 
     // Every run: no error, its cost, tokens and session from Claude Code's own report.
     for (const auto& id : ids) {
