@@ -97,8 +97,12 @@ void confine(const RunContext& context,
             prepared.worktree_admin = admin;
         }
     }
-    if (context.settings)
+    if (context.settings) {
         prepared.settings_run = std::make_shared<SettingsGuard::Run>(context.settings);
+        prepared.settings_changed =
+            context.board_root / ".board" / "settings-changed" /
+            (prepared.dir.filename().string() + "-" + prepared.work.filename().string());
+    }
     const Confinement rules =
         confinement_for(context.confinement,
                         {prepared.work, cwd, writes_cwd, context.repository_git_dir, admin},
@@ -254,7 +258,7 @@ std::vector<std::string> restore_after_run(PreparedRun& prepared) {
     if (!prepared.worktree_admin.empty())
         lines = restore_worktree_links(prepared.worktree, prepared.worktree_admin);
     if (prepared.settings_run) {
-        for (auto& line : prepared.settings_run->put_back(prepared.work))
+        for (auto& line : prepared.settings_run->put_back(prepared.settings_changed))
             lines.push_back(std::move(line));
     }
     prepared.settings_run.reset();

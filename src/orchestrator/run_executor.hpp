@@ -104,6 +104,9 @@ struct PreparedRun {
     std::filesystem::path worktree_admin;
     /// A confined run's hold on the tools' settings as they were before it (put back after).
     std::shared_ptr<SettingsGuard::Run> settings_run;
+    /// Where what it changed in them is kept for a person: in the board's private folder, as
+    /// settings hold keys and a run folder is kept in git (`.board/settings-changed/<ID>-<run>`).
+    std::filesystem::path settings_changed;
     std::uint64_t output_cap = 0;
     int max_questions = 0;
 };

@@ -183,6 +183,17 @@ TEST_CASE("a confined agent reads no terminal, and still reads and writes /dev/n
     CHECK(WEXITSTATUS(status) == 0);
 }
 
+namespace {
+
+/// The permission bits of `file` (through a link), or 0 when it cannot be statted.
+unsigned permission_bits(const fs::path& file) {
+    struct stat st {};
+
+    return ::stat(file.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0;
+}
+
+}  // namespace
+
 TEST_CASE("settings that name programs are put back after a run, the changed text kept",
           "[executor][sandbox]") {
     const board::testing::TempDir scratch{"board-guard-"};
@@ -193,7 +204,8 @@ TEST_CASE("settings that name programs are put back after a run, the changed tex
     const fs::path config = dir / "config.toml";
     const fs::path linked = dir / "linked.json";  // a dotfiles manager's link
     const fs::path kept = dir / "settings-before.json";
-    write_file_atomically(settings, "{\"theme\":\"dark\"}\n");
+    // Owner only, as settings holding a key often are: put back the same way.
+    write_file_atomically(settings, "{\"theme\":\"dark\"}\n", Durability::synced, 0600);
     write_file_atomically(dir / "dotfiles" / "linked.json", "{}\n");
     fs::create_symlink(dir / "dotfiles" / "linked.json", linked);
     const std::string hook = R"({"hooks":{"SessionStart":[{"command":"sh /tmp/x"}]}})";
@@ -218,6 +230,7 @@ TEST_CASE("settings that name programs are put back after a run, the changed tex
                                        "run: put back"));
         }
         CHECK(read_whole_file(settings) == "{\"theme\":\"dark\"}\n");
+        CHECK(permission_bits(settings) == 0600);
         CHECK_FALSE(fs::exists(config));
         CHECK(fs::is_symlink(linked));
         CHECK(fs::read_symlink(linked) == dir / "dotfiles" / "linked.json");
@@ -265,10 +278,6 @@ TEST_CASE("Claude's state: only its MCP servers and approvals are put back, thro
     fs::create_symlink(target, state);
     auto guard = std::make_shared<SettingsGuard>(
         std::vector<fs::path>{}, kept, std::vector<fs::path>{state});
-    const auto mode_of = [](const fs::path& file) {
-        struct stat st {};
-        return ::stat(file.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0;
-    };
     {
         SettingsGuard::Run run{guard};
         // Kept on disk while the run goes on: the guarded members alone, not the account.
@@ -293,13 +302,13 @@ TEST_CASE("Claude's state: only its MCP servers and approvals are put back, thro
             R"("/work/tree":{"enableAllProjectMcpServers":true,)"
             R"("hasTrustDialogAccepted":true}},)"
             R"("oauthAccount":{"emailAddress":"p@example.com"}})";
-        REQUIRE(write_file_atomically(target, planted, Durability::synced, 0600).empty());
+        REQUIRE(write_file_atomically(target, planted).empty());  // and opens it to others
         const auto lines = run.put_back(dir / "run");
         REQUIRE(lines.size() == 1);
         CHECK_THAT(lines[0], Catch::Contains("MCP servers or project approvals were changed"));
     }
     CHECK(fs::is_symlink(state));
-    CHECK(mode_of(target) == 0600);
+    CHECK(permission_bits(target) == 0600);
     const auto text = read_whole_file(target);
     REQUIRE(text);
     CHECK(read_members(*text, claude_state_members()) ==
@@ -315,6 +324,33 @@ TEST_CASE("Claude's state: only its MCP servers and approvals are put back, thro
     REQUIRE(changed);
     CHECK(changed->find(R"("evil":{"command":"sh"})") != std::string::npos);
     CHECK(changed->find("oauthAccount") == std::string::npos);
+
+    // Text the guard cannot read (the agent's, or a file grown past what is read) is never
+    // left to the tool: set aside whole, and a file of the members as they were put in place.
+    {
+        SettingsGuard::Run run{guard};
+        REQUIRE(write_file_atomically(target, "{\"mcpServers\":{\"e\":{}}} trailing").empty());
+        const auto lines = run.put_back(dir / "run");
+        REQUIRE(lines.size() == 1);
+        CHECK_THAT(lines[0], Catch::Contains("could not be checked"));
+        CHECK(read_whole_file(fs::path{target}.concat(".unchecked-by-board")) ==
+              "{\"mcpServers\":{\"e\":{}}} trailing");
+        CHECK(read_whole_file(target) == R"({"mcpServers":{"mine":{"command":"my-server"}}})");
+        CHECK(fs::is_symlink(state));  // the person's link, still leading there
+    }
+    // A link turned elsewhere is not written through: it is replaced by a file.
+    {
+        SettingsGuard::Run run{guard};
+        const fs::path elsewhere = dir / "elsewhere.json";
+        REQUIRE(write_file_atomically(elsewhere, R"({"mcpServers":{"evil":{}}})").empty());
+        fs::remove(state);
+        fs::create_symlink(elsewhere, state);
+        CHECK(run.put_back(dir / "run").size() == 1);
+        CHECK_FALSE(fs::is_symlink(state));
+        CHECK(read_whole_file(state) == R"({"mcpServers":{"mine":{"command":"my-server"}}})");
+        CHECK(read_whole_file(elsewhere) == R"({"mcpServers":{"evil":{}}})");
+    }
+    guard->settle();
 
     // A file that appears during a run holds nothing to run either.
     fs::remove(state);

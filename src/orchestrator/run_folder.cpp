@@ -115,10 +115,17 @@ SharedConfinement shared_confinement(const fs::path& board_root) {
         settings.push_back(fs::path{dir} / "config.toml");
     for (const auto& file : settings)
         if (file.is_absolute()) shared.guarded.push_back(file.lexically_normal());
+    // Claude Code's state, and the older name it still prefers when that file exists (in its
+    // own folder, which an agent may write).
     std::vector<fs::path> states;
-    if (home && *home) states.push_back(fs::path{home} / ".claude.json");
-    if (const char* dir = std::getenv("CLAUDE_CONFIG_DIR"); dir && *dir)
+    if (home && *home) {
+        states.push_back(fs::path{home} / ".claude.json");
+        states.push_back(fs::path{home} / ".claude" / ".config.json");
+    }
+    if (const char* dir = std::getenv("CLAUDE_CONFIG_DIR"); dir && *dir) {
         states.push_back(fs::path{dir} / ".claude.json");
+        states.push_back(fs::path{dir} / ".config.json");
+    }
     for (const auto& file : states)
         if (file.is_absolute()) shared.guarded_members.push_back(file.lexically_normal());
     const fs::path tmp = resolved(fs::temp_directory_path());

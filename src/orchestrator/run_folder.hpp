@@ -40,9 +40,10 @@ struct SharedConfinement {
     /// a run changes in them is put back after it (settings_guard.hpp). As the tools name
     /// them: a link is guarded as the link it is.
     std::vector<std::filesystem::path> guarded;
-    /// Claude Code's state (`~/.claude.json`, `$CLAUDE_CONFIG_DIR/.claude.json`), which it
-    /// rewrites all the time: only its MCP servers and project approvals are put back
-    /// (state_members.hpp), and a link is followed.
+    /// Claude Code's state (`~/.claude.json`, `$CLAUDE_CONFIG_DIR/.claude.json`, and the
+    /// `.config.json` in its folder that it reads instead when there is one), which it
+    /// rewrites all the time: only its MCP servers, environment and project approvals are put
+    /// back (state_members.hpp), and a person's link is followed.
     std::vector<std::filesystem::path> guarded_members;
 };
 

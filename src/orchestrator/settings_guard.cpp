@@ -32,9 +32,12 @@ std::string_view kind_name(GuardedFile::Kind kind) {
 std::string encode(const std::vector<GuardedFile>& files) {
     json::array out;
     for (const auto& f : files) {
-        json::object o{
-            {"path", f.path.string()}, {"kind", kind_name(f.kind)}, {"content", f.content}};
+        json::object o{{"path", f.path.string()},
+                       {"kind", kind_name(f.kind)},
+                       {"content", f.content},
+                       {"mode", f.mode}};
         if (f.link_text) o["link_text"] = *f.link_text;
+        if (f.leads_to) o["leads_to"] = *f.leads_to;
         out.push_back(std::move(o));
     }
     return json::serialize(out) + "\n";
@@ -60,18 +63,34 @@ std::vector<GuardedFile> decode(const std::string& text) {
             f.content = std::string{c->get_string()};
         if (const auto* t = o->if_contains("link_text"); t && t->is_string())
             f.link_text = std::string{t->get_string()};
+        if (const auto* t = o->if_contains("leads_to"); t && t->is_string())
+            f.leads_to = std::string{t->get_string()};
+        // An older daemon kept no mode: the one it wrote with.
+        if (const auto* m = o->if_contains("mode"); m && m->is_uint64() && m->get_uint64() <= 07777)
+            f.mode = static_cast<unsigned>(m->get_uint64());
+        else if (m && m->is_int64() && m->get_int64() >= 0 && m->get_int64() <= 07777)
+            f.mode = static_cast<unsigned>(m->get_int64());
         files.push_back(std::move(f));
     }
     return files;
 }
 
+/// The permission bits of the file `path` names (through a link), or 0644.
+unsigned mode_of(const fs::path& path) {
+    struct stat st {};
+
+    return ::stat(path.c_str(), &st) == 0 ? static_cast<unsigned>(st.st_mode & 07777) : 0644;
+}
+
 }  // namespace
 
 std::optional<GuardedFile> guarded_state(const fs::path& path) {
-    GuardedFile state{path, GuardedFile::Kind::absent, {}, std::nullopt};
+    GuardedFile state;
+    state.path = path;
     std::error_code ec;
     const auto status = fs::symlink_status(path, ec);
     if (ec || !fs::exists(status)) return state;
+    state.mode = mode_of(path);
     if (fs::is_symlink(status)) {
         state.kind = GuardedFile::Kind::link;
         state.content = fs::read_symlink(path, ec).string();
@@ -87,19 +106,51 @@ std::optional<GuardedFile> guarded_state(const fs::path& path) {
 }
 
 GuardedFile claude_state(const fs::path& path) {
-    GuardedFile state{path, GuardedFile::Kind::absent, {}, std::nullopt};
+    GuardedFile state;
+    state.path = path;
     std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(path, ec))) {
+        const auto leads_to = fs::weakly_canonical(path, ec);
+        state.leads_to = ec ? std::string{} : leads_to.string();
+    }
     if (!fs::exists(path, ec)) return state;  // a link to nothing too: the tool makes a file
     state.kind = GuardedFile::Kind::file;
-    // One the tool cannot read names no program for it: none kept, so whatever an agent
-    // adds is taken out again.
+    state.mode = mode_of(path);
+    // Not JSON, too big, not a file: `content` stays empty, which no readable state has.
     const auto text = read_whole_file(path, AT_FDCWD, max_state_bytes);
-    const auto values = text ? read_members(*text, claude_state_members()) : std::nullopt;
-    state.content = members_document(values.value_or(MemberValues{}), claude_state_members());
+    if (const auto values = text ? read_members(*text, claude_state_members()) : std::nullopt)
+        state.content = members_document(*values, claude_state_members());
     return state;
 }
 
 namespace {
+
+/// Adds the owner's rights to `folder` when they lack any: an agent may take away its write
+/// permission (Landlock does not guard chmod), and a put-back needs it. Only a real folder of
+/// this user's.
+void let_owner_write(const fs::path& folder) {
+    struct stat st {};
+
+    std::error_code ec;
+    if (::lstat(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
+        (st.st_mode & S_IRWXU) != S_IRWXU)
+        fs::permissions(folder, fs::perms::owner_all, fs::perm_options::add, ec);
+}
+
+/// `text` kept for a person in `changed_dir` as `changed-<folder>-<name>` of `path`, owner
+/// only (settings hold keys); the note to add to a log line, empty if it could not be kept.
+std::string keep_changed(const fs::path& changed_dir,
+                         const fs::path& path,
+                         std::string_view text,
+                         std::string_view what) {
+    const fs::path kept = changed_dir / fmt::format("changed-{}-{}",
+                                                    path.parent_path().filename().string(),
+                                                    path.filename().string());
+    std::error_code ec;
+    fs::create_directories(changed_dir, ec);
+    if (!write_file_atomically(kept, text, Durability::synced, 0600).empty()) return {};
+    return fmt::format("; {} in {}", what, kept.string());
+}
 
 /// Puts the guarded members of the Claude state file back as `was` holds them, leaving the rest
 /// of the file as the tool wrote it. nullopt when nothing needed doing, else the line to log;
@@ -108,36 +159,56 @@ std::optional<std::string> put_back_members(const GuardedFile& was,
                                             const fs::path& changed_dir,
                                             bool& failed) {
     const GuardedFile now = claude_state(was.path);
-    if (now == was) return std::nullopt;
-    // Through a link: the file it leads to is what the tool reads.
-    std::error_code ec;
-    fs::path target = fs::weakly_canonical(was.path, ec);
-    if (ec) target = was.path;
-    const auto text = read_whole_file(target, AT_FDCWD, max_state_bytes);
+    const bool unreadable = now.kind == GuardedFile::Kind::file && now.content.empty();
+    if (!unreadable && now == was) return std::nullopt;
+    // Through a link only if it leads where it led when the runs began (a person's dotfiles):
+    // one an agent made or turned elsewhere is replaced by a file, never written through.
+    const bool follow = now.leads_to && !now.leads_to->empty() && was.leads_to == now.leads_to;
+    const fs::path where = follow ? fs::path{*now.leads_to} : was.path;
+    let_owner_write(where.parent_path());
     const auto wanted = read_members(was.content, claude_state_members()).value_or(MemberValues{});
-    const auto merged = put_members(text.value_or("{}"), wanted, claude_state_members());
-    if (!merged)
-        return fmt::format(
-            "{} is not JSON after an agent's run, so its MCP servers and project "
-            "approvals were not checked (Claude Code cannot read it either)",
-            was.path.string());
-    if (text && *merged == *text) return std::nullopt;
+    const auto text = now.kind == GuardedFile::Kind::absent
+                          ? std::nullopt
+                          : read_whole_file(was.path, AT_FDCWD, max_state_bytes);
+    auto merged = put_members(text.value_or("{}"), wanted, claude_state_members());
+    // Its mode as it was (it holds the person's account: often owner only), with their own
+    // reading and writing; one an agent made gets the owner's alone.
+    const mode_t mode = was.kind == GuardedFile::Kind::file ? (was.mode | S_IRUSR | S_IWUSR) : 0600;
+    std::string problem;
+    if (!merged) {
+        // The tool may not read it, or may (a file too big to check): either way it is not
+        // left to be read with unknown members. Set aside whole beside itself, not lost.
+        const fs::path aside = fs::path{where}.concat(".unchecked-by-board");
+        std::error_code ec;
+        fs::rename(where, aside, ec);
+        problem = ec ? ec.message()
+                     : write_file_atomically(where,
+                                             *put_members("{}", wanted, claude_state_members()),
+                                             Durability::synced,
+                                             mode);
+        failed = failed || !problem.empty();
+        return problem.empty()
+                   ? fmt::format(
+                         "{} could not be checked after an agent's run (it is not JSON, "
+                         "or over {} MiB): set aside as {}, and replaced by a file of its "
+                         "MCP servers and project approvals as they were",
+                         was.path.string(),
+                         max_state_bytes >> 20,
+                         aside.string())
+                   : fmt::format(
+                         "{} could not be checked after an agent's run (it is not JSON, "
+                         "or over {} MiB) and could not be set aside ({}); it is tried "
+                         "again after the next run",
+                         was.path.string(),
+                         max_state_bytes >> 20,
+                         problem);
+    }
+    // A link that was not there, or led elsewhere, is replaced even when the members agree.
+    if (text && *merged == *text && (follow || !now.leads_to)) return std::nullopt;
     std::string kept_note;
-    const fs::path kept = changed_dir / fmt::format("changed-{}-{}",
-                                                    was.path.parent_path().filename().string(),
-                                                    was.path.filename().string());
-    fs::create_directories(changed_dir, ec);
-    if (now.kind == GuardedFile::Kind::file && write_file_atomically(kept, now.content).empty())
-        kept_note = "; the changed members are in " + kept.string();
-
-    // Its mode as it is (it holds the person's account: often owner only), their own reading
-    // and writing kept, which an agent may have taken away.
-
-    struct stat st {};
-
-    const mode_t mode =
-        ::stat(target.c_str(), &st) == 0 ? ((st.st_mode & 07777) | S_IRUSR | S_IWUSR) : 0600;
-    const std::string problem = write_file_atomically(target, *merged, Durability::synced, mode);
+    if (now.kind == GuardedFile::Kind::file)
+        kept_note = keep_changed(changed_dir, was.path, now.content, "the changed members are");
+    problem = write_file_atomically(where, *merged, Durability::synced, mode);
     failed = failed || !problem.empty();
     return problem.empty()
                ? fmt::format(
@@ -281,24 +352,9 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
         if (now)
             changed_text =
                 now->kind == GuardedFile::Kind::file ? std::optional{now->content} : now->link_text;
-        if (changed_text) {
-            const fs::path kept =
-                changed_dir / fmt::format("changed-{}-{}",
-                                          was.path.parent_path().filename().string(),
-                                          was.path.filename().string());
-            fs::create_directories(changed_dir, ec);
-            if (write_file_atomically(kept, *changed_text).empty())
-                kept_note = "; the changed text is in " + kept.string();
-        }
-        // The folder it is in: an agent may take away its write permission (Landlock does not
-        // guard chmod), and a put-back needs it. Only a real folder of this user's.
-        const fs::path folder = was.path.parent_path();
-
-        struct stat st {};
-
-        if (::lstat(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
-            (st.st_mode & S_IRWXU) != S_IRWXU)
-            fs::permissions(folder, fs::perms::owner_all, fs::perm_options::add, ec);
+        if (changed_text)
+            kept_note = keep_changed(changed_dir, was.path, *changed_text, "the changed text is");
+        let_owner_write(was.path.parent_path());
         // Whatever is there now goes, unless a rename can replace it (a file or a link by
         // a file); a folder never can.
         const auto status = fs::symlink_status(was.path, ec);
@@ -306,7 +362,7 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
             fs::remove_all(was.path, ec);
         std::string problem;
         if (was.kind == GuardedFile::Kind::file) {
-            problem = write_file_atomically(was.path, was.content);
+            problem = write_file_atomically(was.path, was.content, Durability::synced, was.mode);
         } else if (was.kind == GuardedFile::Kind::link) {
             fs::create_symlink(was.content, was.path, ec);
             if (ec) {
@@ -314,7 +370,8 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
             } else if (was.link_text &&
                        read_whole_file(was.path, AT_FDCWD, max_settings_bytes) != was.link_text) {
                 // The file it leads to was changed (it may lie in the agent's writable state).
-                problem = write_file_atomically(fs::canonical(was.path, ec), *was.link_text);
+                problem = write_file_atomically(
+                    fs::canonical(was.path, ec), *was.link_text, Durability::synced, was.mode);
             }
         } else if (ec) {
             problem = ec.message();

@@ -24,6 +24,12 @@ struct GuardedFile {
     Kind kind = Kind::absent;
     std::string content;                   ///< the file's text, or the link's target as written
     std::optional<std::string> link_text;  ///< a link: the text of the file it leads to
+    /// A file's permission bits (a link: those of the file it leads to), kept when it is put
+    /// back: settings often hold keys, and a put-back must not open them to others.
+    unsigned mode = 0644;
+    /// A Claude state file that is a link: where it led, resolved, when taken (empty when it
+    /// could not be resolved). Written through only while it still leads there.
+    std::optional<std::string> leads_to;
     friend bool operator==(const GuardedFile&, const GuardedFile&) = default;
 };
 
@@ -102,7 +108,8 @@ std::filesystem::path settings_kept_file(const std::filesystem::path& board_root
 std::optional<GuardedFile> guarded_state(const std::filesystem::path& path);
 
 /// How the guarded members of the Claude state file at `path` are now: absent, or a file whose
-/// `content` is those members alone (members_document); a file that is not JSON has none.
+/// `content` is those members alone (members_document), or is empty when they cannot be read
+/// (not JSON, too big, not a file).
 GuardedFile claude_state(const std::filesystem::path& path);
 
 }  // namespace board::orchestrator

@@ -231,28 +231,46 @@ private:
     std::size_t i_ = 0;
 };
 
-/// The objects that hold guarded members, as JSON.parse would keep them.
+/// Claude Code strips a byte order mark before JSON.parse: so does the scan.
+constexpr std::string_view byte_order_mark = "\xEF\xBB\xBF";
+
+/// Every object that may hold guarded members. JSON.parse keeps the last of equal keys; the
+/// reading does too, while a put-back sets every one of them, so that no reading of keys that
+/// differs from the tool's (a lone surrogate, decoded here as U+FFFD) can leave one behind.
 struct Layout {
     Object top;
-    /// The object under `per_key_in`, when that member is an object.
-    std::optional<Object> keyed;
-    /// Each key's object in it, by key (the last of equal keys); a key whose value is not an
-    /// object has none.
-    std::map<std::string, std::optional<Object>> per_key;
+    /// The value of each `per_key_in` member that is an object, in text order (JSON.parse
+    /// keeps the last).
+    std::vector<Object> keyed;
+
+    /// Each key's object in each of them, in text order: (which of `keyed`, key, object).
+    struct Entry {
+        std::size_t in = 0;
+        std::string key;
+        Object object;
+    };
+
+    std::vector<Entry> entries;
+    /// A `per_key_in` member that is not an object (the tool reads no member from it).
+    bool keyed_not_object = false;
 };
 
 std::optional<Layout> scan(std::string_view text, const GuardedMembers& guarded) {
     Scanner scanner{text};
     Layout layout;
-    auto top = scanner.object(0);
+    auto top = scanner.object(text.starts_with(byte_order_mark) ? byte_order_mark.size() : 0);
     if (!top || !scanner.only_space_left()) return std::nullopt;
     layout.top = std::move(*top);
-    const Member* keyed = layout.top.last(guarded.per_key_in);
-    if (!keyed) return layout;
-    layout.keyed = scanner.object(keyed->begin);
-    if (!layout.keyed) return layout;  // not an object: holds no guarded member
-    for (const Member& entry : layout.keyed->members)
-        layout.per_key[entry.key] = scanner.object(entry.begin);
+    for (const Member& member : layout.top.members) {
+        if (member.key != guarded.per_key_in) continue;
+        auto keyed = scanner.object(member.begin);
+        layout.keyed_not_object = !keyed;
+        if (!keyed) continue;
+        for (const Member& entry : keyed->members)
+            if (auto object = scanner.object(entry.begin))
+                layout.entries.push_back({layout.keyed.size(), entry.key, std::move(*object)});
+        layout.keyed.push_back(std::move(*keyed));
+    }
     return layout;
 }
 
@@ -276,8 +294,9 @@ struct Edit {
     std::string text;
 };
 
-/// The edits that make `object`'s members in `members` (at `key`) as `wanted` says: a value
-/// that differs is replaced; the text of a missing one is added to `added`.
+/// The edits that make `object`'s members in `members` (at `key`) as `wanted` says: every
+/// occurrence of one whose value differs is replaced; the text of a missing one is added to
+/// `added`.
 void edit_object(std::string_view text,
                  const Object& object,
                  const std::optional<std::string>& key,
@@ -288,15 +307,16 @@ void edit_object(std::string_view text,
     for (const GuardedMember& member : members) {
         const auto want = wanted.find({key, std::string{member.name}});
         const bool wants_some = want != wanted.end();
-        const Member* now = object.last(member.name);
-        if (!now) {
-            if (wants_some) added.push_back(member_text(member.name, want->second));
-            continue;
+        bool present = false;
+        for (const Member& now : object.members) {
+            if (now.key != member.name) continue;
+            present = true;
+            const std::string current = compact(text.substr(now.begin, now.end - now.begin));
+            if (wants_some ? current == want->second : is_none(current, member)) continue;
+            edits.push_back(
+                Edit{now.begin, now.end, wants_some ? want->second : std::string{member.none}});
         }
-        const std::string current = compact(text.substr(now->begin, now->end - now->begin));
-        if (wants_some ? current == want->second : is_none(current, member)) continue;
-        edits.push_back(
-            Edit{now->begin, now->end, wants_some ? want->second : std::string{member.none}});
+        if (!present && wants_some) added.push_back(member_text(member.name, want->second));
     }
 }
 
@@ -316,7 +336,7 @@ void insert_members(const Object& object,
 
 const GuardedMembers& claude_state_members() {
     static const GuardedMembers members{
-        {{"mcpServers", "{}"}},
+        {{"mcpServers", "{}"}, {"env", "{}"}},
         "projects",
         {{"mcpServers", "{}"},
          {"enabledMcpjsonServers", "[]"},
@@ -341,8 +361,16 @@ std::optional<MemberValues> read_members(std::string_view text, const GuardedMem
         }
     };
     take(layout->top, std::nullopt, guarded.top);
-    for (const auto& [key, object] : layout->per_key)
-        if (object) take(*object, key, guarded.per_key);
+    // Only the last `per_key_in` object counts, and in it the last object of each key.
+    if (layout->keyed_not_object || layout->keyed.empty()) return values;
+    std::map<std::string_view, const Object*> last;
+    for (const auto& entry : layout->entries)
+        if (entry.in + 1 == layout->keyed.size()) last[entry.key] = &entry.object;
+    // A later key whose value is not an object hides an earlier one.
+    for (const Member& member : layout->keyed.back().members)
+        if (!last.contains(member.key) || last[member.key]->open < member.begin)
+            last.erase(member.key);
+    for (const auto& [key, object] : last) take(*object, std::string{key}, guarded.per_key);
     return values;
 }
 
@@ -383,18 +411,22 @@ std::optional<std::string> put_members(std::string_view text,
     std::vector<Edit> edits;
     std::vector<std::string> added_on_top;
     edit_object(text, layout->top, std::nullopt, guarded.top, wanted, edits, added_on_top);
-    for (const auto& [key, object] : layout->per_key) {
-        if (!object) continue;
+    for (const auto& entry : layout->entries) {
         std::vector<std::string> added;
-        edit_object(text, *object, key, guarded.per_key, wanted, edits, added);
-        insert_members(*object, added, edits);
+        edit_object(text, entry.object, entry.key, guarded.per_key, wanted, edits, added);
+        insert_members(entry.object, added, edits);
     }
 
-    // Keys `wanted` names that the file has no entry for: an object of their members each.
+    // Keys `wanted` names that the last `per_key_in` object has no object for: an object of
+    // their members each, added to it.
     std::vector<std::string> missing;
     for (auto at = wanted.begin(); at != wanted.end();) {
         const auto& key = at->first.first;
-        if (!key || layout->per_key.contains(*key)) {
+        const bool has_entry =
+            key && std::any_of(layout->entries.begin(), layout->entries.end(), [&](const auto& e) {
+                return e.in + 1 == layout->keyed.size() && e.key == *key;
+            });
+        if (!key || has_entry) {
             ++at;
             continue;
         }
@@ -405,8 +437,8 @@ std::optional<std::string> put_members(std::string_view text,
         append_json_string(entry, *key);
         missing.push_back(entry + ":{" + members + "}");
     }
-    if (!missing.empty() && layout->keyed) {
-        insert_members(*layout->keyed, missing, edits);
+    if (!missing.empty() && !layout->keyed.empty() && !layout->keyed_not_object) {
+        insert_members(layout->keyed.back(), missing, edits);
     } else if (!missing.empty() && !layout->top.last(guarded.per_key_in)) {
         std::string entries;
         for (const auto& entry : missing) entries += (entries.empty() ? "" : ",") + entry;
@@ -416,11 +448,19 @@ std::optional<std::string> put_members(std::string_view text,
     // member to run anything from.)
     insert_members(layout->top, added_on_top, edits);
 
-    // From the end, so that each edit's offsets still hold (no two touch one place).
-    std::stable_sort(
-        edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin > b.begin; });
-    std::string out{text};
-    for (const Edit& edit : edits) out.replace(edit.begin, edit.end - edit.begin, edit.text);
+    // One pass from the start: no two edits touch one place (an insertion goes right after a
+    // `{`, before any member's key).
+    std::sort(
+        edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+    std::string out;
+    out.reserve(text.size());
+    std::size_t at = 0;
+    for (const Edit& edit : edits) {
+        out.append(text.substr(at, edit.begin - at));
+        out += edit.text;
+        at = edit.end;
+    }
+    out.append(text.substr(at));
     return out;
 }
 

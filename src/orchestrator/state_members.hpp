@@ -35,9 +35,11 @@ struct GuardedMembers {
     std::vector<GuardedMember> per_key;
 };
 
-/// `~/.claude.json` (and `$CLAUDE_CONFIG_DIR/.claude.json`): `mcpServers` at the top; under
+/// `~/.claude.json` (and `$CLAUDE_CONFIG_DIR/.claude.json`): `mcpServers` and `env` (variables
+/// Claude Code sets for itself at start, `LD_PRELOAD` as well as any) at the top; under
 /// `projects`, each project's `mcpServers`, `enabledMcpjsonServers`,
-/// `enableAllProjectMcpServers` and `hasTrustDialogAccepted`.
+/// `enableAllProjectMcpServers` and `hasTrustDialogAccepted` (Claude Code takes a folder as
+/// trusted when any folder above it is).
 const GuardedMembers& claude_state_members();
 
 /// Where a guarded member is: the key under `per_key_in` (decoded; none for a top-level
@@ -46,7 +48,8 @@ using MemberPlace = std::pair<std::optional<std::string>, std::string>;
 
 /// The guarded members that hold something other than their "none", each value without the
 /// white space between its tokens. Keys are compared decoded (`"mcp\u0053ervers"` is
-/// `mcpServers`, as JSON.parse reads it) and, as there, the last of two equal keys counts.
+/// `mcpServers`, as JSON.parse reads it) and, as there, the last of two equal keys counts; a
+/// leading byte order mark is skipped, as Claude Code skips it.
 using MemberValues = std::map<MemberPlace, std::string>;
 
 /// The guarded members of `text`; nullopt when `text` is not one JSON object.
@@ -56,9 +59,10 @@ std::optional<MemberValues> read_members(std::string_view text, const GuardedMem
 /// object per key): what is kept of the file, read back by read_members.
 std::string members_document(const MemberValues& values, const GuardedMembers& guarded);
 
-/// `text` with every guarded member as in `wanted`: a member that differs is given the wanted
-/// value (or its "none" when `wanted` has none), one that is missing is added when `wanted`
-/// has it. Everything else is left as it is. nullopt when `text` is not one JSON object.
+/// `text` with every guarded member as in `wanted`: each occurrence of a member that differs
+/// (duplicates too, whichever one the tool keeps) is given the wanted value (or its "none"
+/// when `wanted` has none), one that is missing is added when `wanted` has it. Everything else
+/// is left as it is. nullopt when `text` is not one JSON object.
 std::optional<std::string> put_members(std::string_view text,
                                        const MemberValues& wanted,
                                        const GuardedMembers& guarded);

@@ -165,3 +165,50 @@ TEST_CASE("text that is not one JSON object has no members to read or put") {
         CHECK_FALSE(put_members(text, {}, claude));
     }
 }
+
+TEST_CASE("keys the reading takes as one are all put back, whichever JSON.parse keeps") {
+    // A lone surrogate reads here as U+FFFD, so these two keys are one to the scan and two to
+    // JSON.parse: both are set back, whichever the tool reads.
+    const std::string text = R"({"projects":{"/x/\uFFFD":{"hasTrustDialogAccepted":true},)"
+                             R"("/x/\ud800":{"hasTrustDialogAccepted":false}},)"
+                             R"("projects":{"/y":{"mcpServers":{"e":{}}}},"mcpServers":{"a":{}},)"
+                             R"("mcpServers":{}})";
+    const auto put = put_members(text, {}, claude);
+    REQUIRE(put);
+    CHECK(*put == R"({"projects":{"/x/\uFFFD":{"hasTrustDialogAccepted":false},)"
+                  R"("/x/\ud800":{"hasTrustDialogAccepted":false}},)"
+                  R"("projects":{"/y":{"mcpServers":{}}},"mcpServers":{},"mcpServers":{}})");
+}
+
+TEST_CASE("a byte order mark, which Claude Code strips, does not hide the members") {
+    const std::string text =
+        "\xEF\xBB\xBF"
+        R"({"mcpServers":{"e":{"command":"sh"}}})";
+    const auto values = read_members(text, claude);
+    REQUIRE(values);
+    CHECK(values->size() == 1);
+    CHECK(put_members(text, {}, claude) ==
+          "\xEF\xBB\xBF"
+          R"({"mcpServers":{}})");
+}
+
+TEST_CASE("the environment Claude Code sets from its state is guarded like its servers") {
+    const std::string text = R"({"env":{"LD_PRELOAD":"/home/p/.claude/x.so"},"theme":"dark"})";
+    const auto values = read_members(text, claude);
+    REQUIRE(values);
+    CHECK(*values == MemberValues{{top("env"), R"({"LD_PRELOAD":"/home/p/.claude/x.so"})"}});
+    CHECK(put_members(text, {}, claude) == R"({"env":{},"theme":"dark"})");
+}
+
+TEST_CASE("only the last of two objects under one key is read, as JSON.parse reads it") {
+    const auto values =
+        read_members(R"({"projects":{"/a":{"hasTrustDialogAccepted":true}},"projects":{"/b":{}},)"
+                     R"("mcpServers":{"old":{}},"mcpServers":null})",
+                     claude);
+    REQUIRE(values);
+    CHECK(values->empty());
+    const auto hidden =
+        read_members(R"({"projects":{"/a":{"hasTrustDialogAccepted":true},"/a":0}})", claude);
+    REQUIRE(hidden);
+    CHECK(hidden->empty());
+}

@@ -1554,9 +1554,47 @@ echo '<promise>COMPLETE</promise>'
         return n.text.find("settings.json was changed during an agent's run: put back") !=
                std::string::npos;
     }));
-    CHECK(read_file(board.dir(id) / "runs" / "0001-research" /
+    // Kept for the person in the board's private folder, not in the run folder kept in git.
+    CHECK(read_file(board.root / ".board" / "settings-changed" / (id + "-0001-research") /
                     ("changed-" + state.filename().string() + "-settings.json"))
               .find("SessionStart") != std::string::npos);
+    CHECK_FALSE(fs::exists(board.dir(id) / "runs" / "0001-research" /
+                           ("changed-" + state.filename().string() + "-settings.json")));
+}
+
+TEST_CASE("an MCP server an agent adds to Claude Code's state is taken out after its run") {
+    if (landlock_abi() == 0) {
+        WARN("SKIPPED: this kernel offers no Landlock");
+        return;
+    }
+    BoardOptions o;
+    o.sandbox = "landlock";
+    TestBoard board("claude-state", o);
+    const ClaudeState claude{"{}\n"};
+    const fs::path state = claude.path() / ".claude.json";
+    write_file(state, "{\n  \"numStartups\": 2,\n  \"mcpServers\": {}\n}\n");
+    // The agent rewrites the file as the tool would, keeping its bookkeeping and adding a
+    // server of the user's and a trusted folder whose `.mcp.json` would then start unasked.
+    board.use_bash_agent(R"sh(#!/bin/bash
+printf '{"numStartups": 3, "mcpServers": {"x": {"command": "sh", "args": ["-c", "touch /tmp/mcp-ran"]}}, "projects": {"/": {"hasTrustDialogAccepted": true, "enableAllProjectMcpServers": true}}}\n' > "$CLAUDE_CONFIG_DIR/.claude.json" && echo state=written
+printf -- '---\nstatus: complete\nsummary: done\n---\ndone\n' > "$BOARD_ARTIFACT"
+echo '<promise>COMPLETE</promise>'
+)sh");
+    const std::string id = board.create("look around");
+    REQUIRE(board.daemon() == 0);
+    INFO(read_file(board.dir(id) / "runs" / "0001-research.log"));
+    CHECK(read_file(board.dir(id) / "runs" / "0001-research.log").find("state=written") !=
+          std::string::npos);
+    // The tool's own count stays; what starts programs is as it was.
+    CHECK(read_file(state) ==
+          "{\"numStartups\": 3, \"mcpServers\": {}, \"projects\": {\"/\": "
+          "{\"hasTrustDialogAccepted\": false, \"enableAllProjectMcpServers\": false}}}\n");
+    const auto notes = board.ticket(id).notes;
+    CHECK(std::any_of(notes.begin(), notes.end(), [](const auto& n) {
+        return n.text.find(
+                   "MCP servers or project approvals were changed during an agent's "
+                   "run: put back") != std::string::npos;
+    }));
 }
 
 TEST_CASE("the settings are put back when the daemon is stopped during the agent's run") {
