@@ -125,13 +125,6 @@ public:
             return held.error().exit_code;
         }
         lock_ = std::move(held).value();
-        // Only the daemon that holds the board: a daemon killed during a run left the tools'
-        // settings as they were before it, to be put back before any run starts.
-        if (run_context_.settings) {
-            for (const auto& line : run_context_.settings->recover(options_.board_root / ".board" /
-                                                                   "settings-changed"))
-                reporter_.message(line);
-        }
         if (const int code = start_http(); code != 0) return code;
         if (auto why = queries_.start())
             reporter_.message("board queries are answered from the logs, not by the daemon: " +
@@ -456,6 +449,14 @@ private:
             recover_runs(run_context_, known_, writes_, [this](const std::string& m) {
                 reporter_.message(m);
             });
+        // Only the daemon that holds the board, and after a dead daemon's agents are stopped
+        // (one still going could change them again): the tools' settings as they were before
+        // its last runs are put back before any run starts.
+        if (run_context_.settings) {
+            for (const auto& line : run_context_.settings->recover(options_.board_root / ".board" /
+                                                                   "settings-changed"))
+                reporter_.message(line);
+        }
         const auto started = Clock::now();
         auto last_full_scan = Clock::now();
         const bool watching = options_.mode == DaemonOptions::Mode::watch;

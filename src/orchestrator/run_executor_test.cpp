@@ -333,8 +333,12 @@ TEST_CASE("Claude's state: only its MCP servers and approvals are put back, thro
         const auto lines = run.put_back(dir / "run");
         REQUIRE(lines.size() == 1);
         CHECK_THAT(lines[0], Catch::Contains("could not be checked"));
-        CHECK(read_whole_file(fs::path{target}.concat(".unchecked-by-board")) ==
-              "{\"mcpServers\":{\"e\":{}}} trailing");
+        const auto aside = std::find_if(
+            fs::directory_iterator{target.parent_path()}, fs::directory_iterator{}, [](auto& e) {
+                return e.path().filename().string().starts_with("claude.json.unchecked-by-board-");
+            });
+        REQUIRE(aside != fs::directory_iterator{});
+        CHECK(read_whole_file(aside->path()) == "{\"mcpServers\":{\"e\":{}}} trailing");
         CHECK(read_whole_file(target) == R"({"mcpServers":{"mine":{"command":"my-server"}}})");
         CHECK(fs::is_symlink(state));  // the person's link, still leading there
     }
@@ -359,6 +363,53 @@ TEST_CASE("Claude's state: only its MCP servers and approvals are put back, thro
         REQUIRE(write_file_atomically(state, R"({"mcpServers":{"e":{"command":"sh"}}})").empty());
         CHECK(run.put_back(dir / "run").size() == 1);
         CHECK(read_whole_file(state) == R"({"mcpServers":{}})");
+    }
+}
+
+TEST_CASE("Claude's state the guard cannot read is neither stripped nor written over",
+          "[executor][sandbox]") {
+    const board::testing::TempDir scratch{"board-guard-"};
+    const fs::path& dir = scratch.path();
+    const fs::path state = dir / ".claude.json";
+    const fs::path kept = dir / "settings-before.json";
+    auto guard = std::make_shared<SettingsGuard>(
+        std::vector<fs::path>{}, kept, std::vector<fs::path>{state});
+    // Unreadable when the runs begin (a torn write, say): no baseline, so nothing stripped
+    // from what the person has, and the put-back says it did not check.
+    REQUIRE(write_file_atomically(state, R"({"mcpServers":{"mine":{}})").empty());
+    {
+        SettingsGuard::Run run{guard};
+        REQUIRE(write_file_atomically(state, R"({"mcpServers":{"mine":{}}})").empty());
+        const auto lines = run.put_back(dir / "changed");
+        REQUIRE(lines.size() == 1);
+        CHECK_THAT(lines[0], Catch::Contains("could not be read when the runs began"));
+        CHECK(read_whole_file(state) == R"({"mcpServers":{"mine":{}}})");
+    }
+    guard->settle();
+
+    // A folder put in its place during a run: set aside, not written over, and a file of the
+    // members as they were made.
+    {
+        SettingsGuard::Run run{guard};
+        fs::remove(state);
+        fs::create_directories(state / "inside");
+        const auto lines = run.put_back(dir / "changed");
+        REQUIRE(lines.size() == 1);
+        CHECK_THAT(lines[0], Catch::Contains("could not be checked"));
+        CHECK(read_whole_file(state) == R"({"mcpServers":{"mine":{}}})");
+    }
+    guard->settle();
+
+    // Only its mode opened to others: closed again.
+    REQUIRE(write_file_atomically(state, R"({"mcpServers":{"mine":{}}})", Durability::synced, 0600)
+                .empty());
+    {
+        SettingsGuard::Run run{guard};
+        fs::permissions(state, static_cast<fs::perms>(0666));
+        const auto lines = run.put_back(dir / "changed");
+        REQUIRE(lines.size() == 1);
+        CHECK_THAT(lines[0], Catch::Contains("its mode was changed"));
+        CHECK(permission_bits(state) == 0600);
     }
 }
 

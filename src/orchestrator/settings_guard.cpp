@@ -20,8 +20,9 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::size_t max_settings_bytes = 1u << 20;
-/// Claude Code's state holds every project's history: far more than its settings.
-constexpr std::size_t max_state_bytes = 64u << 20;
+/// Claude Code's state holds every project's history: far more than its settings (people
+/// report files of 100 MB).
+constexpr std::size_t max_state_bytes = 512u << 20;
 
 std::string_view kind_name(GuardedFile::Kind kind) {
     return kind == GuardedFile::Kind::file   ? "file"
@@ -170,7 +171,11 @@ std::optional<std::string> put_back_members(const GuardedFile& was,
     const auto text = now.kind == GuardedFile::Kind::absent
                           ? std::nullopt
                           : read_whole_file(was.path, AT_FDCWD, max_state_bytes);
-    auto merged = put_members(text.value_or("{}"), wanted, claude_state_members());
+    // Absent: a file of the members alone. There but not read whole (too big, a folder, no
+    // permission): never taken as empty, which would write over it.
+    const auto merged = now.kind == GuardedFile::Kind::absent || text
+                            ? put_members(text.value_or("{}"), wanted, claude_state_members())
+                            : std::nullopt;
     // Its mode as it was (it holds the person's account: often owner only), with their own
     // reading and writing; one an agent made gets the owner's alone.
     const mode_t mode = was.kind == GuardedFile::Kind::file ? (was.mode | S_IRUSR | S_IWUSR) : 0600;
@@ -178,7 +183,9 @@ std::optional<std::string> put_back_members(const GuardedFile& was,
     if (!merged) {
         // The tool may not read it, or may (a file too big to check): either way it is not
         // left to be read with unknown members. Set aside whole beside itself, not lost.
-        const fs::path aside = fs::path{where}.concat(".unchecked-by-board");
+        // A name of its own each time: one an agent made first cannot stop it.
+        const fs::path aside = fs::path{where}.concat(
+            fmt::format(".unchecked-by-board-{}-{}", ::getpid(), file_times_from_now_ns()));
         std::error_code ec;
         fs::rename(where, aside, ec);
         problem = ec ? ec.message()
@@ -204,7 +211,17 @@ std::optional<std::string> put_back_members(const GuardedFile& was,
                          problem);
     }
     // A link that was not there, or led elsewhere, is replaced even when the members agree.
-    if (text && *merged == *text && (follow || !now.leads_to)) return std::nullopt;
+    if (text && *merged == *text && (follow || !now.leads_to)) {
+        if (was.kind != GuardedFile::Kind::file || now.mode == was.mode) return std::nullopt;
+        // Only its mode changed (opened to others, who could add a server later).
+        std::error_code ec;
+        fs::permissions(where, static_cast<fs::perms>(was.mode), ec);
+        failed = failed || static_cast<bool>(ec);
+        return fmt::format("{}: its mode was changed during an agent's run: {} ({:o})",
+                           was.path.string(),
+                           ec ? "could not be put back, " + ec.message() : "put back",
+                           was.mode);
+    }
     std::string kept_note;
     if (now.kind == GuardedFile::Kind::file)
         kept_note = keep_changed(changed_dir, was.path, now.content, "the changed members are");
@@ -262,7 +279,17 @@ SettingsGuard::Run::~Run() {
 std::vector<std::string> SettingsGuard::Run::put_back(const fs::path& changed_dir) {
     const std::lock_guard lock{guard_->mutex_};
     put_back_ = true;
-    return guard_->put_back_locked(guard_->before_, changed_dir);
+    std::vector<std::string> lines;
+    for (const auto& path : guard_->unread_)
+        lines.push_back(
+            fmt::format("{} could not be read when the runs began (not JSON, or over "
+                        "{} MiB): its MCP servers and approvals were not checked "
+                        "after this run",
+                        path.string(),
+                        max_state_bytes >> 20));
+    for (auto& line : guard_->put_back_locked(guard_->before_, changed_dir))
+        lines.push_back(std::move(line));
+    return lines;
 }
 
 void SettingsGuard::begin() {
@@ -271,7 +298,19 @@ void SettingsGuard::begin() {
     std::vector<GuardedFile> now;
     for (const auto& path : files_)
         if (auto state = guarded_state(path)) now.push_back(std::move(*state));
-    for (const auto& path : claude_states_) now.push_back(claude_state(path));
+    unread_.clear();
+    for (const auto& path : claude_states_) {
+        auto state = claude_state(path);
+        // Claude Code may be writing it in place this instant: read once more.
+        if (state.kind == GuardedFile::Kind::file && state.content.empty())
+            state = claude_state(path);
+        // One that cannot be read has no baseline to put back: taking it as "no members"
+        // would strip a person's servers after the run. Said at every put-back instead.
+        if (state.kind == GuardedFile::Kind::file && state.content.empty())
+            unread_.push_back(path);
+        else
+            now.push_back(std::move(state));
+    }
     // Runs one after another with the settings unchanged keep the one baseline already on
     // disk: no write and sync per run.
     if (held_ && on_disk_ && now == before_) return;

@@ -88,6 +88,7 @@ private:
 
     std::vector<std::filesystem::path> files_;
     std::vector<std::filesystem::path> claude_states_;
+    std::vector<std::filesystem::path> unread_;  ///< Claude states unreadable at the baseline
     std::filesystem::path kept_;
     std::mutex mutex_;
     int runs_ = 0;                     ///< confined runs holding a Run

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 
 namespace board::orchestrator {
 namespace {
@@ -84,6 +85,10 @@ public:
     explicit Scanner(std::string_view text)
         : text_(text) {}
 
+    /// More members at the levels read than any real state holds: the text is taken as
+    /// unreadable rather than read at a cost an agent could choose.
+    static constexpr std::size_t max_members = 100'000;
+
     /// The object whose `{` is the first token at or after `at`, or nullopt.
     std::optional<Object> object(std::size_t at) {
         i_ = at;
@@ -107,6 +112,7 @@ public:
             member.begin = i_;
             if (!skip_value()) return std::nullopt;
             member.end = i_;
+            if (++members_read_ > max_members) return std::nullopt;
             found.members.push_back(std::move(member));
             skip_space();
             if (next_is(',')) {
@@ -118,6 +124,9 @@ public:
             return found;
         }
     }
+
+    /// Read past max_members: no reading of the text is to be believed.
+    bool exhausted() const { return members_read_ > max_members; }
 
     /// Nothing but white space from where the last object ended.
     bool only_space_left() {
@@ -229,6 +238,7 @@ private:
 
     std::string_view text_;
     std::size_t i_ = 0;
+    std::size_t members_read_ = 0;
 };
 
 /// Claude Code strips a byte order mark before JSON.parse: so does the scan.
@@ -264,11 +274,15 @@ std::optional<Layout> scan(std::string_view text, const GuardedMembers& guarded)
     for (const Member& member : layout.top.members) {
         if (member.key != guarded.per_key_in) continue;
         auto keyed = scanner.object(member.begin);
+        if (scanner.exhausted()) return std::nullopt;
         layout.keyed_not_object = !keyed;
         if (!keyed) continue;
-        for (const Member& entry : keyed->members)
-            if (auto object = scanner.object(entry.begin))
+        for (const Member& entry : keyed->members) {
+            auto object = scanner.object(entry.begin);
+            if (scanner.exhausted()) return std::nullopt;
+            if (object)
                 layout.entries.push_back({layout.keyed.size(), entry.key, std::move(*object)});
+        }
         layout.keyed.push_back(std::move(*keyed));
     }
     return layout;
@@ -320,16 +334,17 @@ void edit_object(std::string_view text,
     }
 }
 
-/// One insertion of `added` members right after `object`'s `{`: before its first member, so
-/// no other edit touches the same place.
+/// One insertion of `added` members at the end of `object`, before its `}`: after any member
+/// of the same key (which JSON.parse would let hide them), and at a place no other edit
+/// starts.
 void insert_members(const Object& object,
                     const std::vector<std::string>& added,
                     std::vector<Edit>& edits) {
     if (added.empty()) return;
     std::string inserted;
-    for (const auto& member : added) inserted += member + ',';
-    if (object.members.empty()) inserted.pop_back();
-    edits.push_back(Edit{object.open + 1, object.open + 1, std::move(inserted)});
+    for (const auto& member : added)
+        inserted += (inserted.empty() && object.members.empty() ? "" : ",") + member;
+    edits.push_back(Edit{object.close, object.close, std::move(inserted)});
 }
 
 }  // namespace
@@ -419,14 +434,13 @@ std::optional<std::string> put_members(std::string_view text,
 
     // Keys `wanted` names that the last `per_key_in` object has no object for: an object of
     // their members each, added to it.
+    std::set<std::string_view> in_last;
+    for (const auto& entry : layout->entries)
+        if (entry.in + 1 == layout->keyed.size()) in_last.insert(entry.key);
     std::vector<std::string> missing;
     for (auto at = wanted.begin(); at != wanted.end();) {
         const auto& key = at->first.first;
-        const bool has_entry =
-            key && std::any_of(layout->entries.begin(), layout->entries.end(), [&](const auto& e) {
-                return e.in + 1 == layout->keyed.size() && e.key == *key;
-            });
-        if (!key || has_entry) {
+        if (!key || in_last.contains(*key)) {
             ++at;
             continue;
         }
@@ -448,8 +462,8 @@ std::optional<std::string> put_members(std::string_view text,
     // member to run anything from.)
     insert_members(layout->top, added_on_top, edits);
 
-    // One pass from the start: no two edits touch one place (an insertion goes right after a
-    // `{`, before any member's key).
+    // One pass from the start: no two edits start at one place (an insertion goes right
+    // before a `}`, where no value starts).
     std::sort(
         edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
     std::string out;

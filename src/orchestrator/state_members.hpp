@@ -52,7 +52,9 @@ using MemberPlace = std::pair<std::optional<std::string>, std::string>;
 /// leading byte order mark is skipped, as Claude Code skips it.
 using MemberValues = std::map<MemberPlace, std::string>;
 
-/// The guarded members of `text`; nullopt when `text` is not one JSON object.
+/// The guarded members of `text`; nullopt when `text` is not one JSON object, or holds more
+/// members at the levels read (the top, `per_key_in`, each key's object) than any real state
+/// (100,000), which is not read at a cost an agent could choose.
 std::optional<MemberValues> read_members(std::string_view text, const GuardedMembers& guarded);
 
 /// `values` as a JSON object of their own (the top-level members, and `per_key_in` holding an
@@ -62,7 +64,7 @@ std::string members_document(const MemberValues& values, const GuardedMembers& g
 /// `text` with every guarded member as in `wanted`: each occurrence of a member that differs
 /// (duplicates too, whichever one the tool keeps) is given the wanted value (or its "none"
 /// when `wanted` has none), one that is missing is added when `wanted` has it. Everything else
-/// is left as it is. nullopt when `text` is not one JSON object.
+/// is left as it is. nullopt when read_members would give nullopt.
 std::optional<std::string> put_members(std::string_view text,
                                        const MemberValues& wanted,
                                        const GuardedMembers& guarded);

@@ -212,3 +212,24 @@ TEST_CASE("only the last of two objects under one key is read, as JSON.parse rea
     REQUIRE(hidden);
     CHECK(hidden->empty());
 }
+
+TEST_CASE("a project put back is not hidden by a later value under the same key") {
+    const MemberValues wanted{{in("/p", "hasTrustDialogAccepted"), "true"}};
+    const auto put = put_members(R"({"projects":{"/p":5}})", wanted, claude);
+    REQUIRE(put);
+    CHECK(is_json(*put));
+    CHECK(read_members(*put, claude) == wanted);
+}
+
+TEST_CASE("more members than any real state holds are not read at an agent's chosen cost") {
+    std::string text = "{";
+    for (int k = 0; k <= 100'000; ++k) text += "\"k" + std::to_string(k) + "\":0,";
+    text += R"("mcpServers":{"e":{}}})";
+    CHECK_FALSE(read_members(text, claude));
+    CHECK_FALSE(put_members(text, {}, claude));
+    // Under `projects` too: nothing there is taken as "not an object" and skipped.
+    std::string keyed = R"({"projects":{)";
+    for (int k = 0; k <= 100'000; ++k) keyed += "\"/k" + std::to_string(k) + "\":{},";
+    keyed += R"("/":{"hasTrustDialogAccepted":true}}})";
+    CHECK_FALSE(read_members(keyed, claude));
+}
