@@ -449,9 +449,10 @@ private:
             recover_runs(run_context_, known_, writes_, [this](const std::string& m) {
                 reporter_.message(m);
             });
-        // Only the daemon that holds the board, and after a dead daemon's agents are stopped
-        // (one still going could change them again): the tools' settings as they were before
-        // its last runs are put back before any run starts.
+        // Only the daemon that holds the board, and after recover_runs stopped a dead daemon's
+        // agents (one still going could change them again; with agents off none are looked
+        // for): the tools' settings as they were before its last runs are put back before any
+        // run starts.
         if (run_context_.settings) {
             for (const auto& line : run_context_.settings->recover(options_.board_root / ".board" /
                                                                    "settings-changed"))

@@ -9,8 +9,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <sys/stat.h>
 #include <system_error>
+#include <thread>
 #include <unistd.h>
 
 namespace board::orchestrator {
@@ -106,7 +108,30 @@ std::optional<GuardedFile> guarded_state(const fs::path& path) {
     return state;
 }
 
-GuardedFile claude_state(const fs::path& path) {
+namespace {
+
+/// The text of the Claude state file at `path`, and its guarded members: none when it cannot
+/// be read whole or is not JSON. Claude Code rewrites the file in place, truncating it first,
+/// and another run's Claude Code may be doing so this instant; it says nothing when done, so
+/// the read is tried again a few times, briefly, before the file is taken as unreadable.
+struct StateText {
+    std::optional<std::string> text;
+    std::optional<MemberValues> values;
+};
+
+StateText read_state(const fs::path& path) {
+    StateText got;
+    for (int attempt = 0;; ++attempt) {
+        got.text = read_whole_file(path, AT_FDCWD, max_state_bytes);
+        got.values = got.text ? read_members(*got.text, claude_state_members()) : std::nullopt;
+        std::error_code ec;
+        if (got.values || attempt == 4 || (!fs::exists(path, ec) && !ec)) return got;
+        std::this_thread::sleep_for(std::chrono::milliseconds{20 << attempt});
+    }
+}
+
+/// How the Claude state file at `path` is now, with its text when it was read.
+std::pair<GuardedFile, StateText> claude_state_and_text(const fs::path& path) {
     GuardedFile state;
     state.path = path;
     std::error_code ec;
@@ -114,14 +139,21 @@ GuardedFile claude_state(const fs::path& path) {
         const auto leads_to = fs::weakly_canonical(path, ec);
         state.leads_to = ec ? std::string{} : leads_to.string();
     }
-    if (!fs::exists(path, ec)) return state;  // a link to nothing too: the tool makes a file
+    const bool exists = fs::exists(path, ec);
+    if (!exists && !ec) return {state, {}};  // a link to nothing too: the tool makes a file
+    // There, or not known to be absent (a folder on the way that cannot be searched): not
+    // JSON, too big, not a file leave `content` empty, which no readable state has.
     state.kind = GuardedFile::Kind::file;
     state.mode = mode_of(path);
-    // Not JSON, too big, not a file: `content` stays empty, which no readable state has.
-    const auto text = read_whole_file(path, AT_FDCWD, max_state_bytes);
-    if (const auto values = text ? read_members(*text, claude_state_members()) : std::nullopt)
-        state.content = members_document(*values, claude_state_members());
-    return state;
+    auto text = read_state(path);
+    if (text.values) state.content = members_document(*text.values, claude_state_members());
+    return {std::move(state), std::move(text)};
+}
+
+}  // namespace
+
+GuardedFile claude_state(const fs::path& path) {
+    return claude_state_and_text(path).first;
 }
 
 namespace {
@@ -159,7 +191,7 @@ std::string keep_changed(const fs::path& changed_dir,
 std::optional<std::string> put_back_members(const GuardedFile& was,
                                             const fs::path& changed_dir,
                                             bool& failed) {
-    const GuardedFile now = claude_state(was.path);
+    const auto [now, now_text] = claude_state_and_text(was.path);
     const bool unreadable = now.kind == GuardedFile::Kind::file && now.content.empty();
     if (!unreadable && now == was) return std::nullopt;
     // Through a link only if it leads where it led when the runs began (a person's dotfiles):
@@ -168,14 +200,15 @@ std::optional<std::string> put_back_members(const GuardedFile& was,
     const fs::path where = follow ? fs::path{*now.leads_to} : was.path;
     let_owner_write(where.parent_path());
     const auto wanted = read_members(was.content, claude_state_members()).value_or(MemberValues{});
-    const auto text = now.kind == GuardedFile::Kind::absent
-                          ? std::nullopt
-                          : read_whole_file(was.path, AT_FDCWD, max_state_bytes);
+    // Read again where it is written: a link may have changed since (another run's agent).
+    const StateText read = follow ? read_state(where) : now_text;
+    const auto& text = read.text;
     // Absent: a file of the members alone. There but not read whole (too big, a folder, no
-    // permission): never taken as empty, which would write over it.
-    const auto merged = now.kind == GuardedFile::Kind::absent || text
-                            ? put_members(text.value_or("{}"), wanted, claude_state_members())
-                            : std::nullopt;
+    // permission) or not JSON: never taken as empty, which would write over it.
+    const auto merged = now.kind == GuardedFile::Kind::absent
+                            ? put_members("{}", wanted, claude_state_members())
+                        : read.values ? put_members(*text, wanted, claude_state_members())
+                                      : std::nullopt;
     // Its mode as it was (it holds the person's account: often owner only), with their own
     // reading and writing; one an agent made gets the owner's alone.
     const mode_t mode = was.kind == GuardedFile::Kind::file ? (was.mode | S_IRUSR | S_IWUSR) : 0600;
@@ -215,12 +248,12 @@ std::optional<std::string> put_back_members(const GuardedFile& was,
         if (was.kind != GuardedFile::Kind::file || now.mode == was.mode) return std::nullopt;
         // Only its mode changed (opened to others, who could add a server later).
         std::error_code ec;
-        fs::permissions(where, static_cast<fs::perms>(was.mode), ec);
+        fs::permissions(where, static_cast<fs::perms>(mode), ec);
         failed = failed || static_cast<bool>(ec);
         return fmt::format("{}: its mode was changed during an agent's run: {} ({:o})",
                            was.path.string(),
                            ec ? "could not be put back, " + ec.message() : "put back",
-                           was.mode);
+                           static_cast<unsigned>(mode));
     }
     std::string kept_note;
     if (now.kind == GuardedFile::Kind::file)
@@ -300,10 +333,7 @@ void SettingsGuard::begin() {
         if (auto state = guarded_state(path)) now.push_back(std::move(*state));
     unread_.clear();
     for (const auto& path : claude_states_) {
-        auto state = claude_state(path);
-        // Claude Code may be writing it in place this instant: read once more.
-        if (state.kind == GuardedFile::Kind::file && state.content.empty())
-            state = claude_state(path);
+        auto state = claude_state(path);  // read again a few times if mid-write
         // One that cannot be read has no baseline to put back: taking it as "no members"
         // would strip a person's servers after the run. Said at every put-back instead.
         if (state.kind == GuardedFile::Kind::file && state.content.empty())

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <set>
 
 namespace board::orchestrator {
 namespace {
@@ -62,10 +61,11 @@ struct Member {
     std::size_t end = 0;
 };
 
-/// An object: where its braces are, and its members in text order.
+/// An object: where its braces are, and the members asked for in text order.
 struct Object {
     std::size_t open = 0;
     std::size_t close = 0;
+    std::size_t count = 0;  ///< every member, asked for or not
     std::vector<Member> members;
 
     /// The member named `key` as JSON.parse keeps it (the last of equal keys), or null.
@@ -85,12 +85,14 @@ public:
     explicit Scanner(std::string_view text)
         : text_(text) {}
 
-    /// More members at the levels read than any real state holds: the text is taken as
-    /// unreadable rather than read at a cost an agent could choose.
-    static constexpr std::size_t max_members = 100'000;
+    /// More members kept than any real state has (projects, and the guarded members): the
+    /// text is taken as unreadable rather than read at a cost an agent could choose.
+    static constexpr std::size_t max_members = 500'000;
 
-    /// The object whose `{` is the first token at or after `at`, or nullopt.
-    std::optional<Object> object(std::size_t at) {
+    /// The object whose `{` is the first token at or after `at`, or nullopt; of its members,
+    /// those whose decoded key `keep` takes (the others are skipped, not kept).
+    template <class Keep>
+    std::optional<Object> object(std::size_t at, Keep&& keep) {
         i_ = at;
         skip_space();
         if (!next_is('{')) return std::nullopt;
@@ -103,17 +105,19 @@ public:
         }
         while (true) {
             skip_space();
-            Member member;
-            if (!next_is('"') || !skip_string(&member.key)) return std::nullopt;
+            key_.clear();
+            if (!next_is('"') || !skip_string(&key_)) return std::nullopt;
             skip_space();
             if (!next_is(':')) return std::nullopt;
             ++i_;
             skip_space();
-            member.begin = i_;
+            const std::size_t begin = i_;
             if (!skip_value()) return std::nullopt;
-            member.end = i_;
-            if (++members_read_ > max_members) return std::nullopt;
-            found.members.push_back(std::move(member));
+            ++found.count;
+            if (keep(std::string_view{key_})) {
+                if (++members_read_ > max_members) return std::nullopt;
+                found.members.push_back(Member{key_, begin, i_});
+            }
             skip_space();
             if (next_is(',')) {
                 ++i_;
@@ -239,7 +243,14 @@ private:
     std::string_view text_;
     std::size_t i_ = 0;
     std::size_t members_read_ = 0;
+    std::string key_;  ///< the key being read, reused
 };
+
+/// Whether `key` names one of `members`.
+bool is_one_of(std::string_view key, const std::vector<GuardedMember>& members) {
+    return std::any_of(
+        members.begin(), members.end(), [&](const GuardedMember& m) { return m.name == key; });
+}
 
 /// Claude Code strips a byte order mark before JSON.parse: so does the scan.
 constexpr std::string_view byte_order_mark = "\xEF\xBB\xBF";
@@ -268,17 +279,21 @@ struct Layout {
 std::optional<Layout> scan(std::string_view text, const GuardedMembers& guarded) {
     Scanner scanner{text};
     Layout layout;
-    auto top = scanner.object(text.starts_with(byte_order_mark) ? byte_order_mark.size() : 0);
+    auto top = scanner.object(text.starts_with(byte_order_mark) ? byte_order_mark.size() : 0,
+                              [&](std::string_view key) {
+                                  return key == guarded.per_key_in || is_one_of(key, guarded.top);
+                              });
     if (!top || !scanner.only_space_left()) return std::nullopt;
     layout.top = std::move(*top);
     for (const Member& member : layout.top.members) {
         if (member.key != guarded.per_key_in) continue;
-        auto keyed = scanner.object(member.begin);
+        auto keyed = scanner.object(member.begin, [](std::string_view) { return true; });
         if (scanner.exhausted()) return std::nullopt;
         layout.keyed_not_object = !keyed;
         if (!keyed) continue;
         for (const Member& entry : keyed->members) {
-            auto object = scanner.object(entry.begin);
+            auto object = scanner.object(
+                entry.begin, [&](std::string_view key) { return is_one_of(key, guarded.per_key); });
             if (scanner.exhausted()) return std::nullopt;
             if (object)
                 layout.entries.push_back({layout.keyed.size(), entry.key, std::move(*object)});
@@ -286,6 +301,21 @@ std::optional<Layout> scan(std::string_view text, const GuardedMembers& guarded)
         layout.keyed.push_back(std::move(*keyed));
     }
     return layout;
+}
+
+/// The object of each key in the last `per_key_in` object, as JSON.parse keeps them: the last
+/// of equal keys, so a later value that is not an object hides an earlier one. None when the
+/// last `per_key_in` member is not an object.
+std::map<std::string_view, const Object*> last_entries(const Layout& layout) {
+    std::map<std::string_view, const Object*> last;
+    if (layout.keyed_not_object || layout.keyed.empty()) return last;
+    for (const auto& entry : layout.entries)
+        if (entry.in + 1 == layout.keyed.size()) last[entry.key] = &entry.object;
+    for (const Member& member : layout.keyed.back().members) {
+        const auto found = last.find(member.key);
+        if (found != last.end() && found->second->open < member.begin) last.erase(found);
+    }
+    return last;
 }
 
 bool is_none(std::string_view compacted, const GuardedMember& member) {
@@ -343,7 +373,7 @@ void insert_members(const Object& object,
     if (added.empty()) return;
     std::string inserted;
     for (const auto& member : added)
-        inserted += (inserted.empty() && object.members.empty() ? "" : ",") + member;
+        inserted += (inserted.empty() && object.count == 0 ? "" : ",") + member;
     edits.push_back(Edit{object.close, object.close, std::move(inserted)});
 }
 
@@ -376,16 +406,8 @@ std::optional<MemberValues> read_members(std::string_view text, const GuardedMem
         }
     };
     take(layout->top, std::nullopt, guarded.top);
-    // Only the last `per_key_in` object counts, and in it the last object of each key.
-    if (layout->keyed_not_object || layout->keyed.empty()) return values;
-    std::map<std::string_view, const Object*> last;
-    for (const auto& entry : layout->entries)
-        if (entry.in + 1 == layout->keyed.size()) last[entry.key] = &entry.object;
-    // A later key whose value is not an object hides an earlier one.
-    for (const Member& member : layout->keyed.back().members)
-        if (!last.contains(member.key) || last[member.key]->open < member.begin)
-            last.erase(member.key);
-    for (const auto& [key, object] : last) take(*object, std::string{key}, guarded.per_key);
+    for (const auto& [key, object] : last_entries(*layout))
+        take(*object, std::string{key}, guarded.per_key);
     return values;
 }
 
@@ -434,9 +456,7 @@ std::optional<std::string> put_members(std::string_view text,
 
     // Keys `wanted` names that the last `per_key_in` object has no object for: an object of
     // their members each, added to it.
-    std::set<std::string_view> in_last;
-    for (const auto& entry : layout->entries)
-        if (entry.in + 1 == layout->keyed.size()) in_last.insert(entry.key);
+    const auto in_last = last_entries(*layout);
     std::vector<std::string> missing;
     for (auto at = wanted.begin(); at != wanted.end();) {
         const auto& key = at->first.first;

@@ -215,21 +215,30 @@ TEST_CASE("only the last of two objects under one key is read, as JSON.parse rea
 
 TEST_CASE("a project put back is not hidden by a later value under the same key") {
     const MemberValues wanted{{in("/p", "hasTrustDialogAccepted"), "true"}};
-    const auto put = put_members(R"({"projects":{"/p":5}})", wanted, claude);
-    REQUIRE(put);
-    CHECK(is_json(*put));
-    CHECK(read_members(*put, claude) == wanted);
+    for (const std::string text : {R"({"projects":{"/p":5}})",
+                                   R"({"projects":{"/p":{"hasTrustDialogAccepted":true},"/p":5}})",
+                                   R"({"projects":{ }})"}) {
+        CAPTURE(text);
+        const auto put = put_members(text, wanted, claude);
+        REQUIRE(put);
+        CHECK(is_json(*put));
+        CHECK(read_members(*put, claude) == wanted);
+    }
 }
 
-TEST_CASE("more members than any real state holds are not read at an agent's chosen cost") {
+TEST_CASE("more projects than any real state holds are not read at an agent's chosen cost") {
+    // Members outside what is guarded are skipped, not kept: any number of them is read.
     std::string text = "{";
-    for (int k = 0; k <= 100'000; ++k) text += "\"k" + std::to_string(k) + "\":0,";
+    for (int k = 0; k < 200'000; ++k) text += "\"k" + std::to_string(k) + "\":0,";
     text += R"("mcpServers":{"e":{}}})";
-    CHECK_FALSE(read_members(text, claude));
-    CHECK_FALSE(put_members(text, {}, claude));
-    // Under `projects` too: nothing there is taken as "not an object" and skipped.
+    const auto values = read_members(text, claude);
+    REQUIRE(values);
+    CHECK(*values == MemberValues{{top("mcpServers"), R"({"e":{}})"}});
+    // Projects are kept by key: past the cap, nothing there is taken as "not an object" and
+    // skipped, the text is unreadable.
     std::string keyed = R"({"projects":{)";
-    for (int k = 0; k <= 100'000; ++k) keyed += "\"/k" + std::to_string(k) + "\":{},";
+    for (int k = 0; k <= 500'000; ++k) keyed += "\"" + std::to_string(k) + "\":0,";
     keyed += R"("/":{"hasTrustDialogAccepted":true}}})";
     CHECK_FALSE(read_members(keyed, claude));
+    CHECK_FALSE(put_members(keyed, {}, claude));
 }
