@@ -245,7 +245,8 @@ std::optional<std::string> put_back_members(const GuardedFile& was,
     }
     // A link that was not there, or led elsewhere, is replaced even when the members agree.
     if (text && *merged == *text && (follow || !now.leads_to)) {
-        if (was.kind != GuardedFile::Kind::file || now.mode == was.mode) return std::nullopt;
+        if (was.kind != GuardedFile::Kind::file || now.mode == was.mode || now.mode == mode)
+            return std::nullopt;
         // Only its mode changed (opened to others, who could add a server later).
         std::error_code ec;
         fs::permissions(where, static_cast<fs::perms>(mode), ec);
