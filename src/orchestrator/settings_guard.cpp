@@ -135,12 +135,15 @@ std::pair<GuardedFile, StateText> claude_state_and_text(const fs::path& path) {
     GuardedFile state;
     state.path = path;
     std::error_code ec;
-    if (fs::is_symlink(fs::symlink_status(path, ec))) {
+    const auto own = fs::symlink_status(path, ec);
+    // Absent, the common case at every run: one call.
+    if (own.type() == fs::file_type::not_found) return {state, {}};
+    if (fs::is_symlink(own)) {
         const auto leads_to = fs::weakly_canonical(path, ec);
         state.leads_to = ec ? std::string{} : leads_to.string();
+        // A link to nothing: the tool makes a file.
+        if (!fs::exists(path, ec) && !ec) return {state, {}};
     }
-    const bool exists = fs::exists(path, ec);
-    if (!exists && !ec) return {state, {}};  // a link to nothing too: the tool makes a file
     // There, or not known to be absent (a folder on the way that cannot be searched): not
     // JSON, too big, not a file leave `content` empty, which no readable state has.
     state.kind = GuardedFile::Kind::file;
