@@ -1,6 +1,8 @@
 // The application layer on a real board folder: typed results, refusals by kind, and the
 // kept board following changes.
 
+#include "app/app_test_support.hpp"
+
 #include <board/app.hpp>
 #include <board/codec.hpp>
 
@@ -23,26 +25,10 @@ namespace fs = std::filesystem;
 using namespace board;
 using namespace board::app;
 using Kind = Refusal::Kind;
+using app_test::ana;
+using app_test::TempBoard;
 
 namespace {
-
-const Actor ana{ActorKind::human, "ana"};
-
-struct TempBoard {
-    fs::path root = fs::temp_directory_path() /
-                    ("board-app-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    static inline int n = 0;
-
-    TempBoard() {
-        fs::remove_all(root);
-        REQUIRE(init_board(root, "P"));
-    }
-
-    ~TempBoard() {
-        std::error_code ec;
-        fs::remove_all(root, ec);
-    }
-};
 
 std::string create(Board& board, const std::string& title, CreateRequest request = {}) {
     request.title = title;

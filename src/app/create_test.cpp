@@ -1,5 +1,7 @@
 // init and create through the application layer: ids, refusals, concurrency.
 
+#include "app/app_test_support.hpp"
+
 #include <board/app.hpp>
 #include <board/event_log.hpp>
 
@@ -14,31 +16,11 @@
 namespace fs = std::filesystem;
 using namespace board;
 using Kind = app::Refusal::Kind;
-
-namespace {
-
-struct TempBoard {
-    fs::path root = fs::temp_directory_path() / ("board-write-test-" + std::to_string(::getpid()) +
-                                                 "-" + std::to_string(counter++));
-    static inline int counter = 0;
-
-    TempBoard() { REQUIRE(app::init_board(root, "WEB")); }
-
-    ~TempBoard() {
-        std::error_code ec;
-        fs::remove_all(root, ec);
-    }
-
-    TempBoard(const TempBoard&) = delete;
-    TempBoard& operator=(const TempBoard&) = delete;
-};
-
-const Actor ana{ActorKind::human, "ana"};
-
-}  // namespace
+using app_test::ana;
+using app_test::TempBoard;
 
 TEST_CASE("init writes a loadable board once, and refuses a second time", "[app][init]") {
-    TempBoard board;
+    TempBoard board{"WEB"};
     CHECK(fs::exists(board.root / "board.yaml"));
     CHECK(fs::is_directory(board.root / "tickets"));
     {
@@ -56,7 +38,7 @@ TEST_CASE("init writes a loadable board once, and refuses a second time", "[app]
 }
 
 TEST_CASE("create allocates the next id and writes the created event", "[app][create]") {
-    TempBoard board;
+    TempBoard board{"WEB"};
     app::CreateRequest request;
     request.title = "Retry uploads";
     request.type = "feature";
@@ -75,7 +57,7 @@ TEST_CASE("create allocates the next id and writes the created event", "[app][cr
 }
 
 TEST_CASE("create refuses bad input with one line and leaves no ticket behind", "[app][create]") {
-    TempBoard board;
+    TempBoard board{"WEB"};
 
     struct Bad {
         const char* what;
@@ -106,7 +88,7 @@ TEST_CASE("create refuses bad input with one line and leaves no ticket behind", 
 }
 
 TEST_CASE("legacy --manual creates a ticket awaiting work", "[app][create][legacy]") {
-    TempBoard board;
+    TempBoard board{"WEB"};
     app::CreateRequest request;
     request.title = "Rotate the keys";
     request.manual = true;
@@ -116,7 +98,7 @@ TEST_CASE("legacy --manual creates a ticket awaiting work", "[app][create][legac
 }
 
 TEST_CASE("4 concurrent creates never share an id", "[app][create][concurrency]") {
-    TempBoard board;
+    TempBoard board{"WEB"};
     std::vector<std::string> ids(4 * 10);
     std::vector<std::thread> creators;
     for (std::size_t c = 0; c < 4; ++c) {

@@ -17,9 +17,9 @@
 namespace board::app {
 namespace {
 
-using Kind = Standing::Kind;
+using StandingKind = Standing::Kind;
 
-Standing make(Kind kind, std::string turn, std::string why) {
+Standing make(StandingKind kind, std::string turn, std::string why) {
     return Standing{kind, std::move(turn), std::move(why), {}, 0};
 }
 
@@ -27,18 +27,18 @@ Standing make(Kind kind, std::string turn, std::string why) {
 std::optional<Standing> from_ticket(const TicketSummary& t) {
     if (t.status == Status::done) {
         if (t.ship_owed)
-            return make(Kind::shipping,
+            return make(StandingKind::shipping,
                         "ship",
                         fmt::format("approved: board-daemon ships {} as board.yaml's ship: says",
                                     t.branch));
         const bool cancelled = t.resolution == Resolution::wont_do;
-        return make(Kind::done, "-", cancelled ? "done (cancelled)" : "done (completed)");
+        return make(StandingKind::done, "-", cancelled ? "done (cancelled)" : "done (completed)");
     }
     if (t.awaiting) {
         std::string chased;
         for (const auto& chase : handoff_chases(t)) chased += ", " + chase;
         return make(
-            Kind::awaiting,
+            StandingKind::awaiting,
             std::string{to_string(*t.awaiting)},
             fmt::format("waits for a person ({}, {}) since {}{}: `board show {}` says what "
                         "is asked",
@@ -49,7 +49,7 @@ std::optional<Standing> from_ticket(const TicketSummary& t) {
                         t.id));
     }
     if (t.run)
-        return make(Kind::running,
+        return make(StandingKind::running,
                     "running",
                     fmt::format("an agent is at work: run {} ({}) since {}",
                                 t.run->id,
@@ -88,12 +88,12 @@ Standings::Standings(const Catalog& catalog, const Policy& policy, UnixMillis no
 
 Standing Standings::of(const TicketSummary& t) const {
     if (t.type == TicketType::epic && catalog_.shown_status(t) == Status::done)
-        return make(Kind::done, "-", "done: all its children are");
+        return make(StandingKind::done, "-", "done: all its children are");
     if (auto alone = from_ticket(t)) return std::move(*alone);
     if (t.type == TicketType::epic) {
         const EpicProgress p = catalog_.epic_progress(t.id);
         return make(
-            Kind::epic,
+            StandingKind::epic,
             fmt::format("{}/{} done", p.done, p.children),
             fmt::format("an epic: done when its children are ({} of {} done)", p.done, p.children));
     }
@@ -101,7 +101,7 @@ Standing Standings::of(const TicketSummary& t) const {
     facts.blockers_done = catalog_.blockers_done(t);
     const Action action = next_action(t, policy_, facts);
     if (!facts.blockers_done) {
-        Standing s = make(Kind::blocked, "blocked", "");
+        Standing s = make(StandingKind::blocked, "blocked", "");
         for (const auto& id : t.blocked_by) {
             const CatalogEntry* blocker = catalog_.find(id);
             if (!blocker || catalog_.shown_status(blocker->ticket) != Status::done)
@@ -114,7 +114,7 @@ Standing Standings::of(const TicketSummary& t) const {
         if (idle->reason == IdleReason::auto_off) {
             const bool backlog = t.status == Status::backlog;
             const std::string_view phase = backlog ? "research" : "planning";
-            return make(Kind::manual,
+            return make(StandingKind::manual,
                         "manual",
                         fmt::format("{} does not start by itself (auto.{} is off): `board "
                                     "start {}` starts it",
@@ -133,7 +133,7 @@ Standing Standings::of(const TicketSummary& t) const {
             const bool entering = phase != t.status;
             const int used = entering ? facts.in_status[column] : facts.runs_in_status[column];
             return make(
-                Kind::wip_held,
+                StandingKind::wip_held,
                 fmt::format("wip {}/{}", used, limit),
                 entering
                     ? fmt::format("waits for room in {}: it holds {} of {} tickets (wip.{}); it "
@@ -149,11 +149,11 @@ Standing Standings::of(const TicketSummary& t) const {
                                   limit,
                                   to_string(phase)));
         }
-        return make(Kind::agent_next, "agent", std::string{to_string(idle->reason)});
+        return make(StandingKind::agent_next, "agent", std::string{to_string(idle->reason)});
     }
     if (const auto* start = std::get_if<StartRun>(&action)) {
         if (start->not_before > now_) {
-            Standing s = make(Kind::backing_off,
+            Standing s = make(StandingKind::backing_off,
                               "backoff",
                               fmt::format("its last attempt failed: attempt {} of {} ({}) starts "
                                           "after {}",
@@ -164,14 +164,14 @@ Standing Standings::of(const TicketSummary& t) const {
             s.until = start->not_before;
             return s;
         }
-        return make(Kind::agent_next,
+        return make(StandingKind::agent_next,
                     "agent",
                     fmt::format("the agent's turn: board-daemon starts its {} run (attempt {}) "
                                 "when a slot is free",
                                 to_string(start->phase),
                                 start->attempt));
     }
-    return make(Kind::agent_next, "agent", "the agent's turn");
+    return make(StandingKind::agent_next, "agent", "the agent's turn");
 }
 
 std::optional<UnixMillis> standings_change_at(const Picked& picked) {

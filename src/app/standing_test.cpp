@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 
 using namespace board;
-using Kind = app::Standing::Kind;
+using StandingKind = app::Standing::Kind;
 
 namespace {
 
@@ -35,14 +35,14 @@ TEST_CASE("a ticket that would enter a full column is held by its WIP limit, not
     const auto catalog =
         board_of({ticket("P-1", Status::planning), ticket("P-2", Status::planning), waiting});
     const auto s = app::Standings(catalog, policy, 5000).of(waiting);
-    CHECK(s.kind == Kind::wip_held);
+    CHECK(s.kind == StandingKind::wip_held);
     CHECK(s.turn == "wip 2/2");
     CHECK(s.why.find("waits for room in planning: it holds 2 of 2") != std::string::npos);
 
     // One planning ticket leaves: it is the agent's turn.
     const auto freed = board_of({ticket("P-1", Status::planning), waiting});
     const auto now = app::Standings(freed, policy, 5000).of(waiting);
-    CHECK(now.kind == Kind::agent_next);
+    CHECK(now.kind == StandingKind::agent_next);
     CHECK(now.turn == "agent");
 }
 
@@ -54,9 +54,9 @@ TEST_CASE("a ticket in a column whose agents are all busy waits for a slot there
     const auto idle = ticket("P-2", Status::implementing);
     const auto catalog = board_of({busy, idle});
     const app::Standings standings(catalog, policy, 5000);
-    CHECK(standings.of(busy).kind == Kind::running);
+    CHECK(standings.of(busy).kind == StandingKind::running);
     const auto s = standings.of(idle);
-    CHECK(s.kind == Kind::wip_held);
+    CHECK(s.kind == StandingKind::wip_held);
     CHECK(s.turn == "wip 1/1");
     CHECK(s.why.find("a free implementing slot: 1 of 1 agents") != std::string::npos);
 }
@@ -68,7 +68,7 @@ TEST_CASE("blocked names the blockers that are not done, and one not on the boar
     done.resolution = Resolution::completed;
     const auto catalog = board_of({ticket("P-1", Status::backlog), done, t});
     const auto s = app::Standings(catalog, Policy{}, 0).of(t);
-    CHECK(s.kind == Kind::blocked);
+    CHECK(s.kind == StandingKind::blocked);
     CHECK(s.blockers == std::vector<std::string>{"P-1", "P-9 (not on this board)"});
     CHECK(s.why.find("blocked by P-1, P-9") != std::string::npos);
 }
@@ -78,7 +78,7 @@ TEST_CASE("with its auto flag off a ready ticket waits for a person to start pla
     policy.auto_planning = false;
     const auto t = ticket("P-1", Status::ready);
     const auto s = app::Standings(board_of({t}), policy, 0).of(t);
-    CHECK(s.kind == Kind::manual);
+    CHECK(s.kind == StandingKind::manual);
     CHECK(s.why.find("auto.planning is off") != std::string::npos);
     CHECK(s.why.find("board start P-1") != std::string::npos);
 }
@@ -91,11 +91,11 @@ TEST_CASE("after a failure the ticket backs off until a time, then it is the age
     t.last_failure_at = 100'000;
     const auto catalog = board_of({t});
     const auto early = app::Standings(catalog, policy, 105'000).of(t);
-    CHECK(early.kind == Kind::backing_off);
+    CHECK(early.kind == StandingKind::backing_off);
     CHECK(early.until == 110'000);
     CHECK(early.why.find("attempt 2 of 3") != std::string::npos);
     CHECK(app::standing_json(early).find("\"until\":\"1970-01-01T00:01:50") != std::string::npos);
-    CHECK(app::Standings(catalog, policy, 110'000).of(t).kind == Kind::agent_next);
+    CHECK(app::Standings(catalog, policy, 110'000).of(t).kind == StandingKind::agent_next);
 }
 
 TEST_CASE("a read's standings change by time alone when the first backoff shown ends") {
@@ -139,9 +139,9 @@ TEST_CASE("awaiting, done and a ship owed are said from the ticket alone") {
     cancelled.resolution = Resolution::wont_do;
     const Catalog none;
     const app::Standings standings(none, Policy{}, 0);
-    CHECK(standings.of(asking).kind == Kind::awaiting);
+    CHECK(standings.of(asking).kind == StandingKind::awaiting);
     CHECK(standings.of(asking).turn == "approval");
-    CHECK(standings.of(shipping).kind == Kind::shipping);
+    CHECK(standings.of(shipping).kind == StandingKind::shipping);
     CHECK(standings.of(shipping).why.find("board/P-2") != std::string::npos);
     CHECK(standings.of(cancelled).why == "done (cancelled)");
 }

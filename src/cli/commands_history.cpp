@@ -458,7 +458,7 @@ Run declare_stats(CLI::App& sub) {
     };
 }
 
-constexpr Command table[] = {
+constexpr Command history_command_table[] = {
     {"log",
      "the event log of a ticket (or --all: the board's), one readable line per event",
      declare_log},
@@ -475,7 +475,7 @@ constexpr Command table[] = {
 }  // namespace
 
 std::span<const Command> history_commands() {
-    return table;
+    return history_command_table;
 }
 
 }  // namespace board::cli

@@ -427,7 +427,7 @@ Run declare_doctor(CLI::App& sub) {
     };
 }
 
-constexpr Command table[] = {
+constexpr Command read_command_table[] = {
     {"show", "a ticket: fields, artifacts, questions, notes, recent events", declare_show},
     {"list", "tickets in `next` order (done ones only with --all or --status done)", declare_list},
     {"next",
@@ -448,7 +448,7 @@ constexpr Command table[] = {
 }  // namespace
 
 std::span<const Command> reading_commands() {
-    return table;
+    return read_command_table;
 }
 
 }  // namespace board::cli

@@ -386,7 +386,7 @@ Run declare_import_ticks(CLI::App& sub) {
     };
 }
 
-constexpr Command table[] = {
+constexpr Command write_command_table[] = {
     {"init", "create board.yaml (commented defaults) and tickets/", declare_init},
     {"create", "a new ticket in backlog; prints its id", declare_create},
     {"approve",
@@ -414,7 +414,7 @@ constexpr Command table[] = {
 }  // namespace
 
 std::span<const Command> writing_commands() {
-    return table;
+    return write_command_table;
 }
 
 }  // namespace board::cli

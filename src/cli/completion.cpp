@@ -118,7 +118,7 @@ std::string joined(const std::vector<std::string>& words, std::string_view separ
     return out;
 }
 
-std::string first_line(const std::string& text) {
+std::string summary_line(const std::string& text) {
     return text.substr(0, text.find('\n'));
 }
 
@@ -132,7 +132,7 @@ std::vector<Flag> flags_of(std::string_view command, const CLI::App& app) {
         flag.takes_value = option->get_expected_max() > 0;
         if (flag.takes_value && !option->get_lnames().empty())
             flag.values = option_values(command, option->get_lnames().front());
-        flag.help = first_line(option->get_description());
+        flag.help = summary_line(option->get_description());
         out.push_back(std::move(flag));
     }
     return out;
@@ -141,7 +141,7 @@ std::vector<Flag> flags_of(std::string_view command, const CLI::App& app) {
 std::vector<Command> commands_of(const CLI::App& app) {
     std::vector<Command> out;
     for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-        Command command{sub->get_name(), first_line(sub->get_description()), {}, {}};
+        Command command{sub->get_name(), summary_line(sub->get_description()), {}, {}};
         command.flags = flags_of(command.name, *sub);
         for (const CLI::Option* option : sub->get_options()) {
             if (option->nonpositional()) continue;

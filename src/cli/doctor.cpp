@@ -36,7 +36,7 @@ std::string find_on_path(const std::string& name) {
     return "";
 }
 
-std::string first_line(const std::string& text) {
+std::string first_output_line(const std::string& text) {
     const auto start = text.find_first_not_of(" \t\r\n");
     if (start == std::string::npos) return "";
     return text.substr(start, text.find('\n', start) - start);
@@ -146,12 +146,13 @@ std::vector<DoctorCheck> check_board(const fs::path& board) {
                                 program,
                                 ran.exit_code < 0 ? "did not answer in 20 s"
                                                   : "exited with " + std::to_string(ran.exit_code),
-                                first_line(ran.output)));
+                                first_output_line(ran.output)));
                 continue;
             }
             add(Verdict::ok,
                 topic,
-                fmt::format("{} ({} dialect)", first_line(ran.output), to_string(agent->dialect)));
+                fmt::format(
+                    "{} ({} dialect)", first_output_line(ran.output), to_string(agent->dialect)));
         } else {
             add(Verdict::ok, topic, found + " (generic dialect)");
         }

@@ -43,13 +43,9 @@ inline void write_file(const fs::path& path, std::string_view bytes) {
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-/// Where the heavy tests write: tmpfs when there is one. They test the lock and the recovery,
-/// not the disk; on a loaded VM a disk fdatasync takes ~4 ms, which would make 4000 serialised
-/// appends (or 800 cut logs) take most of a minute. The benchmark measures the disk.
+/// Where the heavy tests write: they test the lock and the recovery, not the disk.
 inline fs::path fast_root() {
-    std::error_code ec;
-    if (fs::is_directory("/dev/shm", ec)) return "/dev/shm";
-    return fs::temp_directory_path();
+    return board::testing::memory_backed_root();
 }
 
 inline Actor ana() {

@@ -25,8 +25,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Board {
-    explicit Board(std::chrono::milliseconds debounce_for = 0ms)
+struct WatchedBoard {
+    explicit WatchedBoard(std::chrono::milliseconds debounce_for = 0ms)
         : debounce(debounce_for) {
         REQUIRE(app::init_board(root, "W"));
     }
@@ -90,7 +90,7 @@ OwnWrites::Written note_on_disk(OwnWrites& writes,
 
 TEST_CASE("a write the rules refuse holds its ticket for the retry time, a conflict does not",
           "[own_writes]") {
-    Board board;
+    WatchedBoard board;
     const std::string id = board.create("refused");
     board.known.scan();
     OwnWrites writes{board.root, board.known, board.reporter, 10s};
@@ -121,7 +121,7 @@ TEST_CASE("a write the rules refuse holds its ticket for the retry time, a confl
 
 TEST_CASE("a ticket whose log is removed is forgotten, one not written yet is no change",
           "[own_writes]") {
-    Board board;
+    WatchedBoard board;
     const std::string id = board.create("to be removed");
     board.known.scan();
     REQUIRE(board.known.all().at(id).ticket);
@@ -143,7 +143,7 @@ TEST_CASE(
     "a person's change the daemon's own write was built on holds the ticket for the "
     "debounce",
     "[own_writes]") {
-    Board board{30s};
+    WatchedBoard board{30s};
     const std::string id = board.create("changed under the daemon");
     board.known.scan();
     REQUIRE(board.known.all().at(id).available_at <= KnownTickets::Clock::now());
@@ -164,7 +164,7 @@ TEST_CASE(
 
 TEST_CASE("a person's change read while the daemon's write was on its way is kept, and debounced",
           "[own_writes]") {
-    Board board{30s};
+    WatchedBoard board{30s};
     const std::string id = board.create("changed while writing");
     board.known.scan();
     OwnWrites writes{board.root, board.known, board.reporter, 10s};
@@ -189,7 +189,7 @@ TEST_CASE("a person's change read while the daemon's write was on its way is kep
 
 TEST_CASE("two writes of the daemon's own to one ticket at once are not taken for a person's",
           "[own_writes]") {
-    Board board{30s};
+    WatchedBoard board{30s};
     const std::string id = board.create("two own writes");
     board.known.scan();
     OwnWrites writes{board.root, board.known, board.reporter, 10s};
@@ -212,7 +212,7 @@ TEST_CASE(
     "an older log copied over the ticket while the daemon's write is on its way is what "
     "is known, and debounced",
     "[own_writes]") {
-    Board board{30s};
+    WatchedBoard board{30s};
     const std::string id = board.create("rewound");
     const fs::path log = board.root / "tickets" / id / "events.jsonl";
     const fs::path older = board.root / "older.jsonl";

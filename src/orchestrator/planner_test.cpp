@@ -13,7 +13,7 @@ using namespace std::chrono_literals;
 namespace {
 
 /// A board in memory and what the daemon holds against each ticket.
-struct Board {
+struct BoardInMemory {
     std::map<std::string, Ticket> tickets;
     std::map<std::string, TicketHold> holds;
     Catalog catalog;
@@ -57,7 +57,7 @@ const Clock::time_point t0 = Clock::time_point{} + 1h;
 }  // namespace
 
 TEST_CASE("at most max_parallel runs start, the most urgent first", "[planner]") {
-    Board board;
+    BoardInMemory board;
     board.add("P-1", 2);
     board.add("P-2", 0);
     board.add("P-3", 1);
@@ -77,7 +77,7 @@ TEST_CASE("at most max_parallel runs start, the most urgent first", "[planner]")
 }
 
 TEST_CASE("a column's WIP limit counts the runs this plan starts", "[planner]") {
-    Board board;
+    BoardInMemory board;
     for (int i = 1; i <= 5; ++i) board.add("P-" + std::to_string(i), 2);
     auto input = board.input(5, t0);
     input.policy.wip[static_cast<std::size_t>(Status::research)] = 3;
@@ -85,7 +85,7 @@ TEST_CASE("a column's WIP limit counts the runs this plan starts", "[planner]") 
 }
 
 TEST_CASE("a run whose start is not on the log yet counts against its column's WIP", "[planner]") {
-    Board board;
+    BoardInMemory board;
     for (int i = 1; i <= 4; ++i) board.add("P-" + std::to_string(i), 2);
     board.holds["P-1"].running = true;  // begun; the catalog still shows it in backlog
     auto input = board.input(4, t0);
@@ -97,7 +97,7 @@ TEST_CASE("a run whose start is not on the log yet counts against its column's W
 }
 
 TEST_CASE("running tickets, and with once the ones that ran, are not started", "[planner]") {
-    Board board;
+    BoardInMemory board;
     board.add("P-1", 0);
     board.add("P-2", 1);
     board.holds["P-1"].running = true;
@@ -109,7 +109,7 @@ TEST_CASE("running tickets, and with once the ones that ran, are not started", "
 }
 
 TEST_CASE("a debounce or a retry backoff holds a ticket and says when to look again", "[planner]") {
-    Board board;
+    BoardInMemory board;
     board.add("P-1", 0);
     board.add("P-2", 1, Status::research);
     board.add("P-3", 2);
@@ -134,7 +134,7 @@ TEST_CASE("a debounce or a retry backoff holds a ticket and says when to look ag
 }
 
 TEST_CASE("scoped to an epic, only its children start", "[planner]") {
-    Board board;
+    BoardInMemory board;
     board.add("P-1", 2);
     board.tickets["P-1"].type = TicketType::epic;
     board.add("P-2", 0);  // standalone and more urgent: not this daemon's

@@ -25,11 +25,6 @@ namespace {
 
 constexpr int tickets = 8;
 
-fs::path scratch_root() {
-    std::error_code ec;
-    return fs::is_directory("/dev/shm", ec) ? fs::path{"/dev/shm"} : fs::temp_directory_path();
-}
-
 std::string id_of(int t) {
     return "PROJ-" + std::to_string(t + 1);
 }
@@ -50,7 +45,7 @@ struct Acknowledged {
 }  // namespace
 
 TEST_CASE("a load never misses a note acknowledged before it started", "[catalog][fresh]") {
-    const testing::TempDir board{"board-fresh-queries-", scratch_root()};
+    const testing::TempDir board{"board-fresh-queries-", testing::memory_backed_root()};
     const fs::path tickets_dir = board.path() / "tickets";
     const Actor ana{ActorKind::human, "ana"};
     for (int t = 0; t < tickets; ++t) {

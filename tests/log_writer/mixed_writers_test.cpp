@@ -35,12 +35,6 @@ using namespace board;
 
 namespace {
 
-/// A scratch folder in memory if the machine has one: the test is about locks, not the disk.
-fs::path scratch_root() {
-    std::error_code ec;
-    return fs::is_directory("/dev/shm", ec) ? fs::path{"/dev/shm"} : fs::temp_directory_path();
-}
-
 std::string slurp(const fs::path& path) {
     std::ifstream in{path, std::ios::binary};
     std::ostringstream text;
@@ -88,7 +82,7 @@ Ran run_board(const fs::path& scratch, std::vector<std::string> args) {
 
 TEST_CASE("8 processes adding notes and creating tickets on one board lose and duplicate nothing",
           "[log_writer][processes]") {
-    const testing::TempDir tmp{"board-mixed-", scratch_root()};
+    const testing::TempDir tmp{"board-mixed-", testing::memory_backed_root()};
     // The board and its two seed tickets through the library: an ASan `board` takes most of a
     // second to start on this VM, and verify below runs the real one.
     const fs::path root = tmp.path() / "board";

@@ -1,6 +1,7 @@
 #pragma once
 // A scratch folder for tests: made fresh with mkdtemp, removed with everything in it when the
-// object goes. Header-only, for any test binary (board_add_tests puts tests/ on the path).
+// object goes; and where tests that are about locks, not the disk, put theirs. Header-only, for
+// any test binary (board_add_tests puts tests/ on the path).
 
 #include <filesystem>
 #include <stdexcept>
@@ -10,6 +11,14 @@
 #include <unistd.h>
 
 namespace board::testing {
+
+/// tmpfs when the machine has one, else the temp folder: for tests of locks and recovery, which
+/// a disk's fdatasync would slow to minutes on a loaded machine (the benchmarks measure disks).
+inline std::filesystem::path memory_backed_root() {
+    std::error_code ec;
+    if (std::filesystem::is_directory("/dev/shm", ec)) return "/dev/shm";
+    return std::filesystem::temp_directory_path();
+}
 
 class TempDir {
 public:
