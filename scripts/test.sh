@@ -18,8 +18,9 @@ scripts/shape-check.sh
 step "reducer alone: no Boost, fmt or yaml-cpp"
 cmake --workflow --preset reducer-only
 
-# With clang 14: its sanitized build and the processes it makes cost far less than GCC's
-# (docs/benchmarks.md, "The time CI takes"); GCC builds the packages below.
+# With clang 14, eight sources to a unity file: its sanitized build and the processes it makes
+# cost far less than GCC's (docs/benchmarks.md, "The time CI takes"); GCC builds the packages
+# below one object per source, so each production source still compiles on its own.
 step "all components under ASan + UBSan (clang 14)"
 cmake --workflow --preset asan-ubsan
 
