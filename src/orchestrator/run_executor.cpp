@@ -69,8 +69,13 @@ void RunContext::confine_runs() {
     confinement = shared_confinement(board_root);
     reading_rules = std::make_shared<KeptReadingRules>(confinement.rules.hidden);
     writing_places = std::make_shared<KeptWritingPlaces>(confinement.rules.writable);
-    settings = std::make_shared<SettingsGuard>(
-        confinement.guarded, settings_kept_file(board_root), confinement.guarded_members);
+    NamedProgramPlaces named;
+    named.writable = confinement.rules.writable;
+    if (const char* home = std::getenv("HOME"); home && *home) named.home = home;
+    settings = std::make_shared<SettingsGuard>(confinement.guarded,
+                                               settings_kept_file(board_root),
+                                               confinement.guarded_members,
+                                               std::move(named));
 }
 
 namespace {

@@ -37,7 +37,8 @@ struct SharedConfinement {
     bool own_tmp = false;  ///< the board lives in temp: each run gets `tmp/` in its run folder
     /// Files in the writable tool state that name programs the tool runs for whoever starts
     /// it next (hooks in `~/.claude/settings.json`, `notify` in `~/.codex/config.toml`): what
-    /// a run changes in them is put back after it (settings_guard.hpp). As the tools name
+    /// a run changes in them is put back after it (settings_guard.hpp), and so are the
+    /// programs they name where `rules.writable` lets an agent write. As the tools name
     /// them: a link is guarded as the link it is.
     std::vector<std::filesystem::path> guarded;
     /// Claude Code's state (`~/.claude.json`, `$CLAUDE_CONFIG_DIR/.claude.json`, and the

@@ -1,11 +1,12 @@
 #pragma once
 // The settings of the agents' tools that name programs the tool runs, unconfined, for whoever
 // starts it next: a hook in `~/.claude/settings.json`, `notify` in `~/.codex/config.toml`, an
-// MCP server or a project's approval of one in `~/.claude.json` (those members alone).
-// A confined agent may write its tool's state, so these are taken as they are when the first
-// of the confined runs going at once begins, put back to that after each one ends (an
-// interrupted one too), and, when a daemon died during a run, by the next one at its start:
-// while runs go on they are kept on disk in the board's private folder.
+// MCP server or a project's approval of one in `~/.claude.json` (those members alone), and
+// the scripts those name where an agent may write (named_programs.hpp). A confined agent may write
+// its tool's state, so these are taken as they are when the first of the confined runs going at
+// once begins, put back to that after each one ends (an interrupted one too), and, when a daemon
+// died during a run, by the next one at its start: while runs go on they are kept on disk in the
+// board's private folder.
 
 #include <filesystem>
 #include <memory>
@@ -33,16 +34,27 @@ struct GuardedFile {
     friend bool operator==(const GuardedFile&, const GuardedFile&) = default;
 };
 
+/// Where the files guarded settings name can be changed by an agent: the places every confined
+/// run may write (canonical), and the home `~` and `$HOME` stand for.
+struct NamedProgramPlaces {
+    std::vector<std::filesystem::path> writable;
+    std::filesystem::path home;
+};
+
 class SettingsGuard {
 public:
     /// `files`: the paths as the tools name them. `kept`: where the settings as they were are
     /// kept while runs go on (a file in the board's private folder); empty: in memory only.
     /// `claude_states`: Claude Code's state files, of which only the members that name or
     /// approve programs are guarded (claude_state_members()), through a link if it is one;
-    /// what is kept of them is those members alone.
+    /// what is kept of them is those members alone. `named`: a file those settings and
+    /// members name (paths_named_in) that lies where an agent may write and that a tool would
+    /// run (executable, `#!`, or a script by its name: a hook's, an MCP server's) is guarded
+    /// whole too, as it was when the runs began; at most 64 paths named are looked at.
     SettingsGuard(std::vector<std::filesystem::path> files,
                   std::filesystem::path kept,
-                  std::vector<std::filesystem::path> claude_states = {});
+                  std::vector<std::filesystem::path> claude_states = {},
+                  NamedProgramPlaces named = {});
 
     /// Held by a confined run from before its launch to its end: the first one takes the
     /// settings as they are; they are forgotten at settle().
@@ -85,10 +97,16 @@ private:
     std::vector<std::string> put_back_locked(const std::vector<GuardedFile>& before,
                                              const std::filesystem::path& changed_dir);
     bool is_claude_state(const std::filesystem::path& path) const;
+    /// The paths `settings` name that lie where an agent may write and are not guarded
+    /// already, at most 64.
+    std::vector<std::filesystem::path> named_paths(const std::vector<GuardedFile>& settings) const;
 
     std::vector<std::filesystem::path> files_;
     std::vector<std::filesystem::path> claude_states_;
     std::vector<std::filesystem::path> unread_;  ///< Claude states unreadable at the baseline
+    NamedProgramPlaces named_;
+    /// Named programs not kept at the baseline: not text, or over 1 MiB.
+    std::vector<std::filesystem::path> unkept_;
     std::filesystem::path kept_;
     std::mutex mutex_;
     int runs_ = 0;                     ///< confined runs holding a Run
