@@ -10,7 +10,12 @@
 // format's own syntax that looks like a path is found too, which costs a lookup; a path with
 // white space in it is not found.
 
+#include "orchestrator/settings_guard.hpp"
+
 #include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,5 +26,37 @@ namespace board::orchestrator {
 /// a path named.
 std::vector<std::filesystem::path> paths_named_in(std::string_view text,
                                                   const std::filesystem::path& home);
+
+/// The programs `settings` name, taken as they are when the runs begin.
+struct NamedPrograms {
+    /// Each program that lies where an agent may write and that a tool would run
+    /// (executable, `#!`, or a script by its name: `node ~/.claude/server.js`), as a file's
+    /// text, or as the link it is (the file it leads to is not kept: a person's dotfiles);
+    /// before it, each link on its way that lies where an agent may write, as the link it is.
+    /// `leads_to` holds the folder each was in, resolved: a put-back writes only there.
+    std::vector<GuardedFile> kept;
+    /// What could not be kept, one line each: said at each put-back.
+    std::vector<std::string> unchecked;
+};
+
+/// At most 64 paths named are looked at. `guarded_already`: paths guarded as settings.
+NamedPrograms take_named_programs(
+    const std::vector<GuardedFile>& settings,
+    const NamedProgramPlaces& places,
+    const std::function<bool(const std::filesystem::path&)>& guarded_already);
+
+/// `path` is named in `settings`, or is a folder on the way to one: a kept baseline may hold
+/// it (a daemon's recovery, which believes no other path).
+bool may_be_named(const std::filesystem::path& path,
+                  const std::vector<GuardedFile>& settings,
+                  const std::filesystem::path& home);
+
+/// `now` as take_named_programs() takes a path, to compare with `was`.
+void as_taken(GuardedFile& now, const GuardedFile& was);
+
+/// Why the named program `was` is not to be put back: its folder is gone, or a folder on its
+/// way leads elsewhere now (a write there would land in a place nobody guarded); nullopt
+/// when it may be.
+std::optional<std::string> not_to_put_back(const GuardedFile& was);
 
 }  // namespace board::orchestrator

@@ -3,16 +3,13 @@
 #include "orchestrator/named_programs.hpp"
 #include "orchestrator/state_members.hpp"
 #include "support/files.hpp"
-#include "support/utf8.hpp"
 
 #include <board/board_dir.hpp>
-#include <board/sandbox.hpp>
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <sys/stat.h>
 #include <system_error>
@@ -87,31 +84,6 @@ unsigned mode_of(const fs::path& path) {
     struct stat st {};
 
     return ::stat(path.c_str(), &st) == 0 ? static_cast<unsigned>(st.st_mode & 07777) : 0644;
-}
-
-/// What a guarded path holds: a file's text, or that of the file a link leads to.
-std::string_view text_of(const GuardedFile& file) {
-    if (file.kind != GuardedFile::Kind::link) return file.content;
-    return file.link_text ? std::string_view{*file.link_text} : std::string_view{};
-}
-
-/// A file a tool may run: executable, a script by its first line, or by its name one an
-/// interpreter runs (`node ~/.claude/server.js`). A log or a state file a hook writes is
-/// none of those, and stays the run's to change.
-bool runs_as_program(const GuardedFile& file) {
-    static constexpr std::array<std::string_view, 12> script_types{
-        ".sh", ".bash", ".zsh", ".fish", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".lua"};
-    if (file.kind == GuardedFile::Kind::absent) return false;
-    const std::string_view text = text_of(file);
-    const std::string type = file.path.extension().string();
-    return (file.mode & 0111) != 0 || text.starts_with("#!") ||
-           std::find(script_types.begin(), script_types.end(), type) != script_types.end();
-}
-
-bool is_executable(const fs::path& path) {
-    struct stat st {};
-
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0;
 }
 
 }  // namespace
@@ -335,31 +307,6 @@ bool SettingsGuard::is_claude_state(const fs::path& path) const {
     return std::find(claude_states_.begin(), claude_states_.end(), path) != claude_states_.end();
 }
 
-std::vector<fs::path> SettingsGuard::named_paths(const std::vector<GuardedFile>& settings) const {
-    constexpr std::size_t most = 64;
-    std::vector<fs::path> named;
-    if (named_.writable.empty()) return named;
-    for (const GuardedFile& file : settings) {
-        for (auto& path : paths_named_in(text_of(file), named_.home)) {
-            if (named.size() == most) return named;
-            if (std::find(files_.begin(), files_.end(), path) != files_.end() ||
-                is_claude_state(path) || std::find(named.begin(), named.end(), path) != named.end())
-                continue;
-            std::error_code ec;
-            if (fs::is_directory(fs::symlink_status(path, ec))) continue;
-            // Where it is, links on the way followed: that is where an agent would write.
-            const fs::path folder = fs::weakly_canonical(path.parent_path(), ec);
-            if (ec) continue;
-            const bool writable =
-                std::any_of(named_.writable.begin(), named_.writable.end(), [&](const auto& place) {
-                    return path_is_within(folder, place);
-                });
-            if (writable) named.push_back(std::move(path));
-        }
-    }
-    return named;
-}
-
 SettingsGuard::Run::Run(std::shared_ptr<SettingsGuard> guard)
     : guard_(std::move(guard)) {
     guard_->begin();
@@ -373,12 +320,7 @@ std::vector<std::string> SettingsGuard::Run::put_back(const fs::path& changed_di
     const std::lock_guard lock{guard_->mutex_};
     put_back_ = true;
     std::vector<std::string> lines;
-    for (const auto& path : guard_->unkept_)
-        lines.push_back(fmt::format(
-            "{} is named in a tool's settings as a program to run, but is not text or is over "
-            "{} MiB: not checked after this run",
-            path.string(),
-            max_settings_bytes >> 20));
+    for (const auto& line : guard_->unchecked_) lines.push_back(line);
     for (const auto& path : guard_->unread_)
         lines.push_back(
             fmt::format("{} could not be read when the runs began (not JSON, or over "
@@ -407,18 +349,12 @@ void SettingsGuard::begin() {
         else
             now.push_back(std::move(state));
     }
-    unkept_.clear();
-    for (auto& path : named_paths(now)) {
-        auto state = guarded_state(path);
-        const auto is_text = [](std::string_view text) {
-            return valid_utf8_prefix(text) == text.size();  // the kept file is JSON
-        };
-        if (state && !runs_as_program(*state)) continue;  // a log, a state file: the run's
-        if (state && is_text(state->content) && is_text(text_of(*state)))
-            now.push_back(std::move(*state));
-        else if (state || is_executable(path))
-            unkept_.push_back(std::move(path));
-    }
+    auto named = take_named_programs(now, named_, [&](const fs::path& path) {
+        return std::find(files_.begin(), files_.end(), path) != files_.end() ||
+               is_claude_state(path);
+    });
+    unchecked_ = std::move(named.unchecked);
+    for (auto& program : named.kept) now.push_back(std::move(program));
     // Runs one after another with the settings unchanged keep the one baseline already on
     // disk: no write and sync per run.
     if (held_ && on_disk_ && now == before_) return;
@@ -474,9 +410,9 @@ std::vector<std::string> SettingsGuard::recover(const fs::path& changed_dir) {
         else
             named.push_back(std::move(f));
     }
-    const auto may_be_named = named_paths(before);
+    const std::vector<GuardedFile> kept_settings = before;
     for (auto& f : named)
-        if (std::find(may_be_named.begin(), may_be_named.end(), f.path) != may_be_named.end())
+        if (f.leads_to && may_be_named(f.path, kept_settings, named_.home))
             before.push_back(std::move(f));
     auto lines = put_back_locked(before, changed_dir);
     if (owed_) {
@@ -500,7 +436,15 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
                 lines.push_back(std::move(*line));
             continue;
         }
-        const auto now = guarded_state(was.path);
+        const bool settings = std::find(files_.begin(), files_.end(), was.path) != files_.end();
+        auto now = guarded_state(was.path);
+        if (!settings) {
+            if (auto why = not_to_put_back(was)) {
+                lines.push_back(std::move(*why));
+                continue;
+            }
+            if (now) as_taken(*now, was);
+        }
         if (now && *now == was) continue;
         std::error_code ec;
         std::string kept_note;
@@ -533,7 +477,6 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
             problem = ec.message();
         }
         failed = failed || !problem.empty();
-        const bool settings = std::find(files_.begin(), files_.end(), was.path) != files_.end();
         lines.push_back(
             problem.empty()
                 ? fmt::format("{} was changed during an agent's run: put back ({} the tool "

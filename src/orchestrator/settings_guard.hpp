@@ -47,10 +47,9 @@ public:
     /// kept while runs go on (a file in the board's private folder); empty: in memory only.
     /// `claude_states`: Claude Code's state files, of which only the members that name or
     /// approve programs are guarded (claude_state_members()), through a link if it is one;
-    /// what is kept of them is those members alone. `named`: a file those settings and
-    /// members name (paths_named_in) that lies where an agent may write and that a tool would
-    /// run (executable, `#!`, or a script by its name: a hook's, an MCP server's) is guarded
-    /// whole too, as it was when the runs began; at most 64 paths named are looked at.
+    /// what is kept of them is those members alone. `named`: where the programs those
+    /// settings and members name are guarded too (take_named_programs(): a hook's script, an
+    /// MCP server's), as they were when the runs began.
     SettingsGuard(std::vector<std::filesystem::path> files,
                   std::filesystem::path kept,
                   std::vector<std::filesystem::path> claude_states = {},
@@ -97,16 +96,13 @@ private:
     std::vector<std::string> put_back_locked(const std::vector<GuardedFile>& before,
                                              const std::filesystem::path& changed_dir);
     bool is_claude_state(const std::filesystem::path& path) const;
-    /// The paths `settings` name that lie where an agent may write and are not guarded
-    /// already, at most 64.
-    std::vector<std::filesystem::path> named_paths(const std::vector<GuardedFile>& settings) const;
 
     std::vector<std::filesystem::path> files_;
     std::vector<std::filesystem::path> claude_states_;
     std::vector<std::filesystem::path> unread_;  ///< Claude states unreadable at the baseline
     NamedProgramPlaces named_;
-    /// Named programs not kept at the baseline: not text, or over 1 MiB.
-    std::vector<std::filesystem::path> unkept_;
+    /// Named programs that could not be kept at the baseline, a line each.
+    std::vector<std::string> unchecked_;
     std::filesystem::path kept_;
     std::mutex mutex_;
     int runs_ = 0;                     ///< confined runs holding a Run
