@@ -44,7 +44,9 @@ std::vector<fs::path> paths_named_in(std::string_view text, const fs::path& home
 
 namespace {
 
-constexpr std::size_t most_paths_looked_at = 64;
+constexpr std::size_t most_programs = 64;
+/// Each path looked at costs a few system calls at every baseline.
+constexpr std::size_t most_paths_looked_at = 1024;
 
 /// What a guarded path holds: a file's text, or that of the file a link leads to.
 std::string_view text_of(const GuardedFile& file) {
@@ -91,28 +93,45 @@ GuardedFile link_at(const fs::path& path, const fs::path& folder) {
 
 }  // namespace
 
+bool lies_where_agents_write(const fs::path& folder, const NamedProgramPlaces& places) {
+    return !folder.empty() &&
+           std::any_of(places.writable.begin(), places.writable.end(), [&](const auto& place) {
+               return path_is_within(folder, place);
+           });
+}
+
 NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
                                   const NamedProgramPlaces& places,
                                   const std::function<bool(const fs::path&)>& guarded_already) {
     NamedPrograms named;
     if (places.writable.empty()) return named;
     const auto writable = [&](const fs::path& folder) {
-        return !folder.empty() &&
-               std::any_of(places.writable.begin(), places.writable.end(), [&](const auto& place) {
-                   return path_is_within(folder, place);
-               });
+        return lies_where_agents_write(folder, places);
     };
     std::unordered_set<std::string> seen;
     std::size_t looked_at = 0;
+    std::size_t programs = 0;
+    const auto keep = [&](GuardedFile entry) {
+        if (valid_utf8_prefix(entry.content) != entry.content.size()) {  // the kept file is JSON
+            named.unchecked.push_back(fmt::format(
+                "{} is named in a tool's settings as a program to run, but is not text: not "
+                "checked after this run",
+                entry.path.string()));
+            return;
+        }
+        named.kept.push_back(std::move(entry));
+    };
     for (const GuardedFile& file : settings) {
         for (const fs::path& path : paths_named_in(text_of(file), places.home)) {
             if (guarded_already(path) || !seen.insert(path.string()).second) continue;
-            if (++looked_at > most_paths_looked_at) {
+            if (++looked_at > most_paths_looked_at || programs == most_programs) {
                 named.unchecked.push_back(fmt::format(
-                    "{} names more than {} paths: {} and those after it were not checked",
-                    file.path.string(),
+                    "the tools' settings name more than {} programs or {} paths: {} and those "
+                    "after it in {} were not checked",
+                    most_programs,
                     most_paths_looked_at,
-                    path.string()));
+                    path.string(),
+                    file.path.string()));
                 return named;
             }
             // The links on its way an agent could replace, outermost first: a person's
@@ -122,18 +141,15 @@ NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
                  on_way = on_way.parent_path()) {
                 std::error_code ec;
                 if (!fs::is_symlink(fs::symlink_status(on_way, ec))) continue;
-                const fs::path folder = real_folder_of(on_way);
-                if (writable(folder) && seen.insert(on_way.string()).second)
-                    links.push_back(link_at(on_way, folder));
+                const fs::path in = real_folder_of(on_way);
+                if (writable(in) && !seen.contains(on_way.string()))
+                    links.push_back(link_at(on_way, in));
             }
-            for (auto it = links.rbegin(); it != links.rend(); ++it)
-                named.kept.push_back(std::move(*it));
-
             const fs::path folder = real_folder_of(path);
-            if (!writable(folder)) continue;
+            if (links.empty() && !writable(folder)) continue;
             auto state = guarded_state(path);
             if (!state) {
-                if (is_executable(path))
+                if (writable(folder) && is_executable(path))
                     named.unchecked.push_back(fmt::format(
                         "{} is named in a tool's settings as a program to run, but is over 1 "
                         "MiB or cannot be read: not checked after this run",
@@ -141,19 +157,26 @@ NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
                 continue;
             }
             if (!runs_as_program(*state)) continue;
-            if (state->kind == GuardedFile::Kind::link) {
-                named.kept.push_back(link_at(path, folder));
-                continue;
+            ++programs;
+            for (auto it = links.rbegin(); it != links.rend(); ++it) {
+                if (seen.insert(it->path.string()).second) keep(std::move(*it));
             }
-            if (valid_utf8_prefix(state->content) != state->content.size()) {
-                named.unchecked.push_back(
-                    fmt::format("{} is named in a tool's settings as a program to run, but is not "
-                                "text: not checked after this run",
-                                path.string()));
+            if (!writable(folder)) continue;
+            if (state->kind == GuardedFile::Kind::link) {
+                keep(link_at(path, folder));
+                // The file it leads to, when an agent may write that too.
+                std::error_code ec;
+                const fs::path target = fs::weakly_canonical(path, ec);
+                const fs::path target_folder = ec ? fs::path{} : real_folder_of(target);
+                if (!writable(target_folder) || !seen.insert(target.string()).second) continue;
+                state = guarded_state(target);
+                if (!state || state->kind != GuardedFile::Kind::file) continue;
+                state->leads_to = target_folder.string();
+                keep(std::move(*state));
                 continue;
             }
             state->leads_to = folder.string();
-            named.kept.push_back(std::move(*state));
+            keep(std::move(*state));
         }
     }
     return named;
@@ -177,18 +200,33 @@ void as_taken(GuardedFile& now, const GuardedFile& was) {
     now.leads_to = was.leads_to;
 }
 
-std::optional<std::string> not_to_put_back(const GuardedFile& was) {
+std::optional<std::string> put_folder_back(const GuardedFile& was,
+                                           const NamedProgramPlaces& places,
+                                           const std::function<bool(const fs::path&)>& kept_link) {
+    if (!was.leads_to) return std::nullopt;
+    if (real_folder_of(was.path).string() == *was.leads_to) return std::nullopt;
+    // Outermost first: a link an agent made where it may write gives way to a folder, a
+    // folder that is gone is made again, each only inside a folder that is where it was.
+    std::vector<fs::path> on_way;
+    for (fs::path p = was.path.parent_path(); p.has_relative_path(); p = p.parent_path())
+        on_way.push_back(p);
+    for (auto it = on_way.rbegin(); it != on_way.rend(); ++it) {
+        std::error_code ec;
+        const auto status = fs::symlink_status(*it, ec);
+        const bool link = fs::is_symlink(status);
+        if ((!link && fs::exists(status)) || (link && kept_link(*it))) continue;
+        if (!lies_where_agents_write(real_folder_of(*it), places)) break;
+        if (link) fs::remove(*it, ec);
+        if (fs::create_directory(*it, ec)) fs::permissions(*it, fs::perms::owner_all, ec);
+    }
     const fs::path folder = real_folder_of(was.path);
-    if (folder.empty())
-        return fmt::format("{}: its folder is gone, nothing was put back", was.path.string());
-    if (was.leads_to && folder.string() != *was.leads_to)
-        return fmt::format(
-            "{} was not put back: a folder on its way was changed during an agent's run and "
-            "leads to {} now (it was {}); check it, it is a program a tool runs, unconfined",
-            was.path.string(),
-            folder.string(),
-            *was.leads_to);
-    return std::nullopt;
+    if (folder.string() == *was.leads_to) return std::nullopt;
+    return fmt::format(
+        "{} was not put back: the folder it was in ({}) {} after an agent's run; it is tried "
+        "again after the next run",
+        was.path.string(),
+        *was.leads_to,
+        folder.empty() ? std::string{"is gone"} : "leads to " + folder.string());
 }
 
 }  // namespace board::orchestrator

@@ -33,13 +33,15 @@ struct NamedPrograms {
     /// (executable, `#!`, or a script by its name: `node ~/.claude/server.js`), as a file's
     /// text, or as the link it is (the file it leads to is not kept: a person's dotfiles);
     /// before it, each link on its way that lies where an agent may write, as the link it is.
-    /// `leads_to` holds the folder each was in, resolved: a put-back writes only there.
+    /// When a program that is a link leads to a file where an agent may write, that file
+    /// too. `leads_to` holds the folder each was in, resolved: a put-back writes only there.
     std::vector<GuardedFile> kept;
     /// What could not be kept, one line each: said at each put-back.
     std::vector<std::string> unchecked;
 };
 
-/// At most 64 paths named are looked at. `guarded_already`: paths guarded as settings.
+/// At most 64 programs, of at most 1,024 paths named, are kept; a line says where it stopped.
+/// `guarded_already`: paths guarded as settings.
 NamedPrograms take_named_programs(
     const std::vector<GuardedFile>& settings,
     const NamedProgramPlaces& places,
@@ -54,9 +56,17 @@ bool may_be_named(const std::filesystem::path& path,
 /// `now` as take_named_programs() takes a path, to compare with `was`.
 void as_taken(GuardedFile& now, const GuardedFile& was);
 
-/// Why the named program `was` is not to be put back: its folder is gone, or a folder on its
-/// way leads elsewhere now (a write there would land in a place nobody guarded); nullopt
-/// when it may be.
-std::optional<std::string> not_to_put_back(const GuardedFile& was);
+/// The folder `place` is in (resolved) lies where an agent may write.
+bool lies_where_agents_write(const std::filesystem::path& folder, const NamedProgramPlaces& places);
+
+/// Makes the folder the named program `was` was in (`leads_to`) be there again before it is
+/// put back: on its way, a link an agent made where it may write is replaced by a folder,
+/// and a folder that is gone is made again, owner only (`kept_link`: the links the baseline
+/// keeps, put back already). Why it could not, or nullopt: a put-back never writes into a
+/// folder other than the one it took the program from.
+std::optional<std::string> put_folder_back(
+    const GuardedFile& was,
+    const NamedProgramPlaces& places,
+    const std::function<bool(const std::filesystem::path&)>& kept_link);
 
 }  // namespace board::orchestrator

@@ -89,6 +89,7 @@ TEST_CASE("a hook's script where an agent may write is put back after its run, i
         write_file_atomically(log, "formatted\nformatted again\n");
         write_file_atomically(outside, evil);  // a person's edit: not where an agent writes
         const auto lines = run.put_back(scratch.path() / "changed");
+
         REQUIRE(lines.size() == 3);
         CHECK_THAT(lines[0],
                    Catch::Contains("hooks/tool is named in a tool's settings as a "
@@ -127,8 +128,8 @@ TEST_CASE("a hook's script where an agent may write is put back after its run, i
 }
 
 TEST_CASE(
-    "links on a program's way: a person's is put back, one an agent makes is not "
-    "written through",
+    "links on a program's way: a person's is put back, one an agent makes gives way to "
+    "the folder it replaced",
     "[guard]") {
     const testing::TempDir scratch{"board-named-links-"};
     const fs::path home = scratch.path() / "home";
@@ -142,7 +143,14 @@ TEST_CASE(
     const fs::path settings = claude / "settings.json";
     write_file_atomically(settings,
                           R"({"hooks":{"Stop":[{"hooks":[{"command":"~/.claude/hooks/stop.sh"},)"
+                          R"({"command":"~/.claude/tools/lint.sh"},)"
                           R"({"command":"node ~/.claude/servers/docs.js"}]}]}})");
+    // A program that is a link to a file the agent may write too.
+    const std::string lint = "#!/bin/sh\nshellcheck *.sh\n";
+    fs::create_directories(claude / "scripts");
+    fs::create_directories(claude / "tools");
+    write_file_atomically(claude / "scripts" / "lint.sh", lint, Durability::synced, 0755);
+    fs::create_symlink(claude / "scripts" / "lint.sh", claude / "tools" / "lint.sh");
     const std::string stop = "#!/bin/sh\necho stopped\n";
     const std::string docs = "console.log('docs')\n";
     write_file_atomically(dotfiles / "hooks" / "stop.sh", stop, Durability::synced, 0755);
@@ -168,25 +176,33 @@ TEST_CASE(
         write_file_atomically(claude / "hooks" / "stop.sh", evil, Durability::synced, 0755);
         fs::remove_all(claude / "servers");
         fs::create_directory_symlink(project, claude / "servers");
+        write_file_atomically(project / "docs.js", evil);  // what node would run now
+        // And the file a linked program leads to, in the agent's reach too.
+        write_file_atomically(claude / "scripts" / "lint.sh", evil);
         const auto lines = run.put_back(scratch.path() / "changed");
-        REQUIRE(lines.size() == 2);
+
+        REQUIRE(lines.size() == 3);
         CHECK_THAT(lines[0],
                    Catch::Contains(".claude/hooks was changed during an agent's run: "
                                    "put back"));
         CHECK_THAT(lines[1],
-                   Catch::Contains("docs.js was not put back: a folder on its way was "
-                                   "changed during an agent's run and leads to"));
+                   Catch::Contains("lint.sh was changed during an agent's run: put back"));
+        CHECK_THAT(lines[2],
+                   Catch::Contains("docs.js was changed during an agent's run: put back"));
     }
     CHECK(fs::is_symlink(claude / "hooks"));
     CHECK(read_whole_file(claude / "hooks" / "stop.sh") == stop);
-    CHECK(read_whole_file(project / "docs.js") == "the person's own\n");  // not written over
+    // The agent's link is a folder again, with the program in it; what the link led to is
+    // left as it is (the put-back never writes through it).
+    CHECK_FALSE(fs::is_symlink(claude / "servers"));
+    CHECK(read_whole_file(claude / "servers" / "docs.js") == docs);
+    CHECK(read_whole_file(project / "docs.js") == evil);
+    CHECK(fs::is_symlink(claude / "tools" / "lint.sh"));
+    CHECK(read_whole_file(claude / "scripts" / "lint.sh") == lint);
     first->settle();
 
     // A daemon killed during a run in which the agent made a program a folder (which `node`
     // would run): the next one puts the file back from what it kept.
-    fs::remove(claude / "servers");
-    fs::create_directory(claude / "servers");
-    write_file_atomically(claude / "servers" / "docs.js", docs);
     {
         auto dying = guard();
         SettingsGuard::Run run{dying};
@@ -203,16 +219,18 @@ TEST_CASE(
     CHECK_THAT(recovered[0], Catch::Contains("docs.js was changed"));
     CHECK(read_whole_file(claude / "servers" / "docs.js") == docs);
 
-    // A person removes a program's folder while the runs go on: said, and not owed, so the
-    // next runs take the settings afresh.
+    // An agent removes a program's folder, to plant one of its own at a later run's start
+    // (when a new baseline would find none): the folder and the program are put back.
     auto later = guard();
     {
         SettingsGuard::Run run{later};
         fs::remove_all(claude / "servers");
         const auto lines = run.put_back(scratch.path() / "changed");
         REQUIRE(lines.size() == 1);
-        CHECK_THAT(lines[0], Catch::Contains("docs.js: its folder is gone, nothing was put back"));
+        CHECK_THAT(lines[0],
+                   Catch::Contains("docs.js was changed during an agent's run: put back"));
     }
+    CHECK(read_whole_file(claude / "servers" / "docs.js") == docs);
     later->settle();
     CHECK_FALSE(fs::exists(kept));
 }

@@ -60,6 +60,7 @@ std::vector<GuardedFile> decode(const std::string& text) {
         const auto* kind = o->if_contains("kind");
         const std::string_view k =
             kind && kind->is_string() ? std::string_view{kind->get_string()} : std::string_view{};
+        if (k != "file" && k != "link" && k != "absent") continue;  // nothing to act on
         f.kind = k == "file"   ? GuardedFile::Kind::file
                  : k == "link" ? GuardedFile::Kind::link
                                : GuardedFile::Kind::absent;
@@ -411,9 +412,17 @@ std::vector<std::string> SettingsGuard::recover(const fs::path& changed_dir) {
             named.push_back(std::move(f));
     }
     const std::vector<GuardedFile> kept_settings = before;
-    for (auto& f : named)
-        if (f.leads_to && may_be_named(f.path, kept_settings, named_.home))
+    for (auto& f : named) {
+        // Named, or the file a named link leads to (as the kept link says, not as the disk
+        // the dead run's agent last shaped says).
+        const bool led_to = std::any_of(before.begin(), before.end(), [&](const GuardedFile& l) {
+            return l.kind == GuardedFile::Kind::link && l.leads_to &&
+                   (l.path.parent_path() / l.content).lexically_normal() == f.path;
+        });
+        if (f.leads_to && lies_where_agents_write(*f.leads_to, named_) &&
+            (led_to || may_be_named(f.path, kept_settings, named_.home)))
             before.push_back(std::move(f));
+    }
     auto lines = put_back_locked(before, changed_dir);
     if (owed_) {
         before_ = std::move(before);  // still not put back: the next run's end tries again
@@ -439,10 +448,17 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
         const bool settings = std::find(files_.begin(), files_.end(), was.path) != files_.end();
         auto now = guarded_state(was.path);
         if (!settings) {
-            if (auto why = not_to_put_back(was)) {
+            const auto kept_link = [&](const fs::path& path) {
+                return std::any_of(before.begin(), before.end(), [&](const GuardedFile& f) {
+                    return f.kind == GuardedFile::Kind::link && f.path == path;
+                });
+            };
+            if (auto why = put_folder_back(was, named_, kept_link)) {
                 lines.push_back(std::move(*why));
+                failed = true;  // the baseline is held: the next put-back tries again
                 continue;
             }
+            now = guarded_state(was.path);
             if (now) as_taken(*now, was);
         }
         if (now && *now == was) continue;
