@@ -182,14 +182,14 @@ NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
     return named;
 }
 
-bool may_be_named(const fs::path& path,
-                  const std::vector<GuardedFile>& settings,
-                  const fs::path& home) {
+std::unordered_set<std::string> named_or_on_the_way(const std::vector<GuardedFile>& settings,
+                                                    const fs::path& home) {
+    std::unordered_set<std::string> paths;
     for (const GuardedFile& file : settings)
         for (const fs::path& named : paths_named_in(text_of(file), home))
             for (fs::path on_way = named; on_way.has_relative_path(); on_way = on_way.parent_path())
-                if (on_way == path) return true;
-    return false;
+                if (!paths.insert(on_way.string()).second) break;  // and the folders above it
+    return paths;
 }
 
 void as_taken(GuardedFile& now, const GuardedFile& was) {

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace board::orchestrator {
@@ -47,11 +48,10 @@ NamedPrograms take_named_programs(
     const NamedProgramPlaces& places,
     const std::function<bool(const std::filesystem::path&)>& guarded_already);
 
-/// `path` is named in `settings`, or is a folder on the way to one: a kept baseline may hold
-/// it (a daemon's recovery, which believes no other path).
-bool may_be_named(const std::filesystem::path& path,
-                  const std::vector<GuardedFile>& settings,
-                  const std::filesystem::path& home);
+/// The paths named in `settings`, and the folders on the way to each: what a kept baseline
+/// may hold (a daemon's recovery believes no other path).
+std::unordered_set<std::string> named_or_on_the_way(const std::vector<GuardedFile>& settings,
+                                                    const std::filesystem::path& home);
 
 /// `now` as take_named_programs() takes a path, to compare with `was`.
 void as_taken(GuardedFile& now, const GuardedFile& was);

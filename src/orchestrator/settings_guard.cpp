@@ -308,6 +308,10 @@ bool SettingsGuard::is_claude_state(const fs::path& path) const {
     return std::find(claude_states_.begin(), claude_states_.end(), path) != claude_states_.end();
 }
 
+bool SettingsGuard::is_settings_file(const fs::path& path) const {
+    return std::find(files_.begin(), files_.end(), path) != files_.end();
+}
+
 SettingsGuard::Run::Run(std::shared_ptr<SettingsGuard> guard)
     : guard_(std::move(guard)) {
     guard_->begin();
@@ -351,8 +355,7 @@ void SettingsGuard::begin() {
             now.push_back(std::move(state));
     }
     auto named = take_named_programs(now, named_, [&](const fs::path& path) {
-        return std::find(files_.begin(), files_.end(), path) != files_.end() ||
-               is_claude_state(path);
+        return is_settings_file(path) || is_claude_state(path);
     });
     unchecked_ = std::move(named.unchecked);
     for (auto& program : named.kept) now.push_back(std::move(program));
@@ -405,13 +408,12 @@ std::vector<std::string> SettingsGuard::recover(const fs::path& changed_dir) {
     std::vector<GuardedFile> before;
     std::vector<GuardedFile> named;
     for (auto& f : decode(*text)) {
-        if (std::find(files_.begin(), files_.end(), f.path) != files_.end() ||
-            is_claude_state(f.path))
+        if (is_settings_file(f.path) || is_claude_state(f.path))
             before.push_back(std::move(f));
         else
             named.push_back(std::move(f));
     }
-    const std::vector<GuardedFile> kept_settings = before;
+    const auto may_be_named = named_or_on_the_way(before, named_.home);
     for (auto& f : named) {
         // Named, or the file a named link leads to (as the kept link says, not as the disk
         // the dead run's agent last shaped says).
@@ -420,7 +422,7 @@ std::vector<std::string> SettingsGuard::recover(const fs::path& changed_dir) {
                    (l.path.parent_path() / l.content).lexically_normal() == f.path;
         });
         if (f.leads_to && lies_where_agents_write(*f.leads_to, named_) &&
-            (led_to || may_be_named(f.path, kept_settings, named_.home)))
+            (led_to || may_be_named.contains(f.path.string())))
             before.push_back(std::move(f));
     }
     auto lines = put_back_locked(before, changed_dir);
@@ -445,8 +447,7 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
                 lines.push_back(std::move(*line));
             continue;
         }
-        const bool settings = std::find(files_.begin(), files_.end(), was.path) != files_.end();
-        auto now = guarded_state(was.path);
+        const bool settings = is_settings_file(was.path);
         if (!settings) {
             const auto kept_link = [&](const fs::path& path) {
                 return std::any_of(before.begin(), before.end(), [&](const GuardedFile& f) {
@@ -458,9 +459,9 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
                 failed = true;  // the baseline is held: the next put-back tries again
                 continue;
             }
-            now = guarded_state(was.path);
-            if (now) as_taken(*now, was);
         }
+        auto now = guarded_state(was.path);
+        if (now && !settings) as_taken(*now, was);
         if (now && *now == was) continue;
         std::error_code ec;
         std::string kept_note;

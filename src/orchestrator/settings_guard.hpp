@@ -96,6 +96,7 @@ private:
     std::vector<std::string> put_back_locked(const std::vector<GuardedFile>& before,
                                              const std::filesystem::path& changed_dir);
     bool is_claude_state(const std::filesystem::path& path) const;
+    bool is_settings_file(const std::filesystem::path& path) const;
 
     std::vector<std::filesystem::path> files_;
     std::vector<std::filesystem::path> claude_states_;
