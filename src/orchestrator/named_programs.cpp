@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <fcntl.h>
 #include <string>
 #include <sys/stat.h>
 #include <unordered_set>
@@ -193,6 +194,7 @@ std::unordered_set<std::string> named_or_on_the_way(const std::vector<GuardedFil
 }
 
 void as_taken(GuardedFile& now, const GuardedFile& was) {
+    now.path = was.path;  // read through its held folder
     if (now.kind == GuardedFile::Kind::link) {
         now.link_text.reset();
         now.mode = 0777;
@@ -200,33 +202,47 @@ void as_taken(GuardedFile& now, const GuardedFile& was) {
     now.leads_to = was.leads_to;
 }
 
-std::optional<std::string> put_folder_back(const GuardedFile& was,
-                                           const NamedProgramPlaces& places,
-                                           const std::function<bool(const fs::path&)>& kept_link) {
-    if (!was.leads_to) return std::nullopt;
-    if (real_folder_of(was.path).string() == *was.leads_to) return std::nullopt;
-    // Outermost first: a link an agent made where it may write gives way to a folder, a
-    // folder that is gone is made again, each only inside a folder that is where it was.
-    std::vector<fs::path> on_way;
-    for (fs::path p = was.path.parent_path(); p.has_relative_path(); p = p.parent_path())
-        on_way.push_back(p);
-    for (auto it = on_way.rbegin(); it != on_way.rend(); ++it) {
-        std::error_code ec;
-        const auto status = fs::symlink_status(*it, ec);
-        const bool link = fs::is_symlink(status);
-        if ((!link && fs::exists(status)) || (link && kept_link(*it))) continue;
-        if (!lies_where_agents_write(real_folder_of(*it), places)) break;
-        if (link) fs::remove(*it, ec);
-        if (fs::create_directory(*it, ec)) fs::permissions(*it, fs::perms::owner_all, ec);
+std::variant<HeldFolder, std::string> put_folder_back(
+    const GuardedFile& was,
+    const NamedProgramPlaces& places,
+    const std::function<bool(const fs::path&)>& kept_link) {
+    if (!was.leads_to)
+        return fmt::format("{} was not put back: where it was is not known", was.path.string());
+    if (real_folder_of(was.path).string() != *was.leads_to) {
+        // Outermost first: a link an agent made where it may write gives way to a folder, a
+        // folder that is gone is made again, each only inside a folder that is where it was.
+        std::vector<fs::path> on_way;
+        for (fs::path p = was.path.parent_path(); p.has_relative_path(); p = p.parent_path())
+            on_way.push_back(p);
+        for (auto it = on_way.rbegin(); it != on_way.rend(); ++it) {
+            std::error_code ec;
+            const auto status = fs::symlink_status(*it, ec);
+            const bool link = fs::is_symlink(status);
+            if ((!link && fs::exists(status)) || (link && kept_link(*it))) continue;
+            if (!lies_where_agents_write(real_folder_of(*it), places)) break;
+            if (link) fs::remove(*it, ec);
+            if (fs::create_directory(*it, ec)) fs::permissions(*it, fs::perms::owner_all, ec);
+        }
     }
-    const fs::path folder = real_folder_of(was.path);
-    if (folder.string() == *was.leads_to) return std::nullopt;
+    // The folder is checked by what the kernel says the descriptor holds, not by its path
+    // again: whatever the path names after this, the writes go where the check looked.
+    HeldFolder held{
+        UniqueFd{::open(was.path.parent_path().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)}, {}};
+    std::error_code ec;
+    fs::path holds;
+    if (held.fd) {
+        held.through = fs::path{"/proc/self/fd"} / std::to_string(held.fd.get());
+        holds = fs::read_symlink(held.through, ec);
+        if (!ec && holds.string() == *was.leads_to) return held;
+    }
     return fmt::format(
         "{} was not put back: the folder it was in ({}) {} after an agent's run; it is tried "
         "again after the next run",
         was.path.string(),
         *was.leads_to,
-        folder.empty() ? std::string{"is gone"} : "leads to " + folder.string());
+        !held.fd ? std::string{"is gone"}
+        : ec     ? "cannot be checked (" + ec.message() + ")"
+                 : "leads to " + holds.string());
 }
 
 }  // namespace board::orchestrator

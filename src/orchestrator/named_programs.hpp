@@ -11,6 +11,7 @@
 // white space in it is not found.
 
 #include "orchestrator/settings_guard.hpp"
+#include "support/unique_fd.hpp"
 
 #include <filesystem>
 #include <functional>
@@ -18,6 +19,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <variant>
 #include <vector>
 
 namespace board::orchestrator {
@@ -53,18 +55,28 @@ NamedPrograms take_named_programs(
 std::unordered_set<std::string> named_or_on_the_way(const std::vector<GuardedFile>& settings,
                                                     const std::filesystem::path& home);
 
-/// `now` as take_named_programs() takes a path, to compare with `was`.
+/// `now`, read at `was.path` or through its held folder, as take_named_programs() takes a
+/// path, to compare with `was`.
 void as_taken(GuardedFile& now, const GuardedFile& was);
 
 /// The folder `place` is in (resolved) lies where an agent may write.
 bool lies_where_agents_write(const std::filesystem::path& folder, const NamedProgramPlaces& places);
 
-/// Makes the folder the named program `was` was in (`leads_to`) be there again before it is
-/// put back: on its way, a link an agent made where it may write is replaced by a folder,
-/// and a folder that is gone is made again, owner only (`kept_link`: the links the baseline
-/// keeps, put back already). Why it could not, or nullopt: a put-back never writes into a
-/// folder other than the one it took the program from.
-std::optional<std::string> put_folder_back(
+/// The folder a named program is put back into, opened and held: the put-back's reads and
+/// writes go `through` it (`/proc/self/fd/N`, the folder the descriptor holds whatever its
+/// path names by then), so a link an agent of another run puts on the way after the check
+/// cannot lead them elsewhere.
+struct HeldFolder {
+    UniqueFd fd;
+    std::filesystem::path through;
+};
+
+/// Makes the folder the named program `was` was in (`leads_to`) be there again, and holds it,
+/// before the program is put back: on its way, a link an agent made where it may write is
+/// replaced by a folder, and a folder that is gone is made again, owner only (`kept_link`:
+/// the links the baseline keeps, put back already). Why it could not, instead: a put-back
+/// never writes into a folder other than the one it took the program from.
+std::variant<HeldFolder, std::string> put_folder_back(
     const GuardedFile& was,
     const NamedProgramPlaces& places,
     const std::function<bool(const std::filesystem::path&)>& kept_link);

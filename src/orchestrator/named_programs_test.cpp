@@ -9,8 +9,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -233,4 +235,67 @@ TEST_CASE(
     CHECK(read_whole_file(claude / "servers" / "docs.js") == docs);
     later->settle();
     CHECK_FALSE(fs::exists(kept));
+}
+
+TEST_CASE("a put-back writes only into the folder it checked, while an agent swaps it for a link",
+          "[guard]") {
+    // Another run's agent, going while this run's put-back runs, turns the program's folder
+    // into a link to a person's project and back, as fast as it can. Whenever the put-back
+    // writes, it writes into the folder it checked, never through the link.
+    const testing::TempDir scratch{"board-named-race-"};
+    const fs::path home = scratch.path() / "home";
+    const fs::path claude = home / ".claude";
+    const fs::path servers = claude / "servers";
+    const fs::path project = scratch.path() / "project";  // not where agents write
+    fs::create_directories(servers);
+    fs::create_directories(project);
+    const fs::path settings = claude / "settings.json";
+    write_file_atomically(settings, R"({"env":{"DOCS":"node ~/.claude/servers/docs.js"}})");
+    const std::string docs = "console.log('docs')\n";
+    const std::string persons = "the person's own\n";
+    write_file_atomically(servers / "docs.js", docs);
+    write_file_atomically(project / "docs.js", persons);
+    NamedProgramPlaces places;
+    places.writable = {fs::canonical(claude)};
+    places.home = home;
+    auto guard = std::make_shared<SettingsGuard>(
+        std::vector<fs::path>{settings}, fs::path{}, std::vector<fs::path>{}, places);
+    SettingsGuard::Run holding{guard};  // the baseline stays while the runs below end
+
+    std::atomic<bool> done{false};
+    std::atomic<int> swaps{0};
+    std::thread agent{[&] {
+        std::error_code ec;
+        // Each shape is held a while (a few hundred yields), so that a check and the write
+        // after it may fall on either side of a swap.
+        const auto hold = [&] {
+            for (int k = 0; k < 300 && !done.load(); ++k) std::this_thread::yield();
+        };
+        while (!done.load()) {
+            fs::remove_all(servers, ec);
+            fs::create_directory(servers, ec);
+            write_file_atomically(
+                servers / "docs.js", "console.log('agent')\n", Durability::unsynced);
+            hold();
+            fs::remove_all(servers, ec);
+            fs::create_directory_symlink(project, servers, ec);
+            hold();
+            swaps.fetch_add(1);
+        }
+    }};
+    int put_back = 0;
+    for (int i = 0; i < 400 || swaps.load() < 400; ++i) {
+        SettingsGuard::Run run{guard};
+        for (const auto& line : run.put_back(scratch.path() / "changed"))
+            if (line.find("docs.js was changed during an agent's run: put back") !=
+                std::string::npos)
+                ++put_back;
+        if (i >= 20'000) break;
+    }
+    done = true;
+    agent.join();
+    INFO("swaps " << swaps.load() << ", put back " << put_back << ", the project holds: "
+                  << read_whole_file(project / "docs.js").value_or("(nothing)"));
+    CHECK(read_whole_file(project / "docs.js") == persons);
+    CHECK(put_back > 0);  // the race was run: some put-backs wrote
 }

@@ -165,13 +165,13 @@ namespace {
 
 /// Adds the owner's rights to `folder` when they lack any: an agent may take away its write
 /// permission (Landlock does not guard chmod), and a put-back needs it. Only a real folder of
-/// this user's.
-void let_owner_write(const fs::path& folder) {
+/// this user's (`held`: `folder` is a held folder's `through`, a link to it by design).
+void let_owner_write(const fs::path& folder, bool held = false) {
     struct stat st {};
 
     std::error_code ec;
-    if (::lstat(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() &&
-        (st.st_mode & S_IRWXU) != S_IRWXU)
+    if ((held ? ::stat : ::lstat)(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+        st.st_uid == ::geteuid() && (st.st_mode & S_IRWXU) != S_IRWXU)
         fs::permissions(folder, fs::perms::owner_all, fs::perm_options::add, ec);
 }
 
@@ -448,19 +448,25 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
             continue;
         }
         const bool settings = is_settings_file(was.path);
+        // Where it is read and written: a named program through its folder, held.
+        fs::path where = was.path;
+        HeldFolder held;
         if (!settings) {
             const auto kept_link = [&](const fs::path& path) {
                 return std::any_of(before.begin(), before.end(), [&](const GuardedFile& f) {
                     return f.kind == GuardedFile::Kind::link && f.path == path;
                 });
             };
-            if (auto why = put_folder_back(was, named_, kept_link)) {
+            auto folder = put_folder_back(was, named_, kept_link);
+            if (auto* why = std::get_if<std::string>(&folder)) {
                 lines.push_back(std::move(*why));
                 failed = true;  // the baseline is held: the next put-back tries again
                 continue;
             }
+            held = std::get<HeldFolder>(std::move(folder));
+            where = held.through / was.path.filename();
         }
-        auto now = guarded_state(was.path);
+        auto now = guarded_state(where);
         if (now && !settings) as_taken(*now, was);
         if (now && *now == was) continue;
         std::error_code ec;
@@ -471,17 +477,17 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
                 now->kind == GuardedFile::Kind::file ? std::optional{now->content} : now->link_text;
         if (changed_text)
             kept_note = keep_changed(changed_dir, was.path, *changed_text, "the changed text is");
-        let_owner_write(was.path.parent_path());
+        let_owner_write(held.fd ? held.through : was.path.parent_path(), bool{held.fd});
         // Whatever is there now goes, unless a rename can replace it (a file or a link by
         // a file); a folder never can.
-        const auto status = fs::symlink_status(was.path, ec);
+        const auto status = fs::symlink_status(where, ec);
         if (was.kind != GuardedFile::Kind::file || fs::is_directory(status))
-            fs::remove_all(was.path, ec);
+            fs::remove_all(where, ec);
         std::string problem;
         if (was.kind == GuardedFile::Kind::file) {
-            problem = write_file_atomically(was.path, was.content, Durability::synced, was.mode);
+            problem = write_file_atomically(where, was.content, Durability::synced, was.mode);
         } else if (was.kind == GuardedFile::Kind::link) {
-            fs::create_symlink(was.content, was.path, ec);
+            fs::create_symlink(was.content, where, ec);
             if (ec) {
                 problem = ec.message();
             } else if (was.link_text &&
