@@ -16,9 +16,20 @@
 namespace board::orchestrator {
 namespace fs = std::filesystem;
 
-std::vector<fs::path> paths_named_in(std::string_view text, const fs::path& home) {
+std::vector<fs::path> paths_named_in(std::string_view text,
+                                     const fs::path& home,
+                                     const NamingVariables& variables) {
     constexpr std::string_view word_ends = " \t\r\n\"'\\=,;|&()[]<>`";
-    constexpr std::array<std::string_view, 3> home_forms{"~/", "$HOME/", "${HOME}/"};
+    // Each way a word may start with a folder, and the folder.
+    std::vector<std::pair<std::string, const fs::path*>> forms;
+    const auto add = [&](const std::string& name, const fs::path& folder) {
+        if (folder.empty()) return;
+        forms.emplace_back("$" + name + "/", &folder);
+        forms.emplace_back("${" + name + "}/", &folder);
+    };
+    if (!home.empty()) forms.emplace_back("~/", &home);
+    add("HOME", home);
+    for (const auto& [name, folder] : variables) add(name, folder);
     std::vector<fs::path> named;
     std::unordered_set<std::string> seen;
     std::size_t at = 0;
@@ -31,9 +42,9 @@ std::vector<fs::path> paths_named_in(std::string_view text, const fs::path& home
         fs::path path;
         if (word.starts_with('/')) {
             path = std::string{word};
-        } else if (!home.empty()) {
-            for (const std::string_view form : home_forms)
-                if (word.starts_with(form)) path = home / std::string{word.substr(form.size())};
+        } else {
+            for (const auto& [form, folder] : forms)
+                if (word.starts_with(form)) path = *folder / std::string{word.substr(form.size())};
         }
         if (path.empty()) continue;
         path = path.lexically_normal();
@@ -123,7 +134,7 @@ NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
         named.kept.push_back(std::move(entry));
     };
     for (const GuardedFile& file : settings) {
-        for (const fs::path& path : paths_named_in(text_of(file), places.home)) {
+        for (const fs::path& path : paths_named_in(text_of(file), places.home, places.variables)) {
             if (guarded_already(path) || !seen.insert(path.string()).second) continue;
             if (++looked_at > most_paths_looked_at || programs == most_programs) {
                 named.unchecked.push_back(fmt::format(
@@ -184,10 +195,10 @@ NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
 }
 
 std::unordered_set<std::string> named_or_on_the_way(const std::vector<GuardedFile>& settings,
-                                                    const fs::path& home) {
+                                                    const NamedProgramPlaces& places) {
     std::unordered_set<std::string> paths;
     for (const GuardedFile& file : settings)
-        for (const fs::path& named : paths_named_in(text_of(file), home))
+        for (const fs::path& named : paths_named_in(text_of(file), places.home, places.variables))
             for (fs::path on_way = named; on_way.has_relative_path(); on_way = on_way.parent_path())
                 if (!paths.insert(on_way.string()).second) break;  // and the folders above it
     return paths;

@@ -5,7 +5,8 @@
 // person next starts the tool; the settings guard keeps those files too (settings_guard.hpp).
 //
 // Found by their text, whatever the format (JSON, TOML, a members document): every word that
-// starts as an absolute path (`/`, `~/`, `$HOME/`, `${HOME}/`), up to white space, a quote, a
+// starts as an absolute path (`/`, `~/`, `$HOME/`, `${HOME}/`, or a tool's own folder by
+// its variable: `$CLAUDE_CONFIG_DIR/`), up to white space, a quote, a
 // backslash (a JSON escape), `=` or one of `,;|&()[]<>` and the backtick. A word in a
 // format's own syntax that looks like a path is found too, which costs a lookup; a path with
 // white space in it is not found.
@@ -25,10 +26,11 @@
 namespace board::orchestrator {
 
 /// The absolute paths `text` names, `~` and `$HOME` read as `home` (none of those when `home`
-/// is empty), lexically normal, each once, in the order first named. The root itself is not
-/// a path named.
+/// is empty) and `$NAME` or `${NAME}` as each of `variables`, lexically normal, each once, in
+/// the order first named. The root itself is not a path named.
 std::vector<std::filesystem::path> paths_named_in(std::string_view text,
-                                                  const std::filesystem::path& home);
+                                                  const std::filesystem::path& home,
+                                                  const NamingVariables& variables = {});
 
 /// The programs `settings` name, taken as they are when the runs begin.
 struct NamedPrograms {
@@ -53,7 +55,7 @@ NamedPrograms take_named_programs(
 /// The paths named in `settings`, and the folders on the way to each: what a kept baseline
 /// may hold (a daemon's recovery believes no other path).
 std::unordered_set<std::string> named_or_on_the_way(const std::vector<GuardedFile>& settings,
-                                                    const std::filesystem::path& home);
+                                                    const NamedProgramPlaces& places);
 
 /// `now`, read at `was.path` or through its held folder, as take_named_programs() takes a
 /// path, to compare with `was`.

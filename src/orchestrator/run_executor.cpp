@@ -72,6 +72,9 @@ void RunContext::confine_runs() {
     NamedProgramPlaces named;
     named.writable = confinement.rules.writable;
     if (const char* home = std::getenv("HOME"); home && *home) named.home = home;
+    for (const char* variable : {"CLAUDE_CONFIG_DIR", "CODEX_HOME"})
+        if (const char* folder = std::getenv(variable); folder && *folder == '/')
+            named.variables.emplace_back(variable, fs::path{folder}.lexically_normal());
     settings = std::make_shared<SettingsGuard>(confinement.guarded,
                                                settings_kept_file(board_root),
                                                confinement.guarded_members,

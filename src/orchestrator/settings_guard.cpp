@@ -413,7 +413,7 @@ std::vector<std::string> SettingsGuard::recover(const fs::path& changed_dir) {
         else
             named.push_back(std::move(f));
     }
-    const auto may_be_named = named_or_on_the_way(before, named_.home);
+    const auto may_be_named = named_or_on_the_way(before, named_);
     for (auto& f : named) {
         // Named, or the file a named link leads to (as the kept link says, not as the disk
         // the dead run's agent last shaped says).

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace board::orchestrator {
@@ -34,11 +35,17 @@ struct GuardedFile {
     friend bool operator==(const GuardedFile&, const GuardedFile&) = default;
 };
 
+/// Folders a settings text may name a path from by a variable (`$CLAUDE_CONFIG_DIR/hooks/x.sh`),
+/// by the variable's name, as the daemon's environment sets them.
+using NamingVariables = std::vector<std::pair<std::string, std::filesystem::path>>;
+
 /// Where the files guarded settings name can be changed by an agent: the places every confined
-/// run may write (canonical), and the home `~` and `$HOME` stand for.
+/// run may write (canonical), the home `~` and `$HOME` stand for, and the tools' own folders
+/// their variables stand for.
 struct NamedProgramPlaces {
     std::vector<std::filesystem::path> writable;
     std::filesystem::path home;
+    NamingVariables variables;
 };
 
 class SettingsGuard {
