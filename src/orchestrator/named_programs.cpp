@@ -213,6 +213,11 @@ void as_taken(GuardedFile& now, const GuardedFile& was) {
     now.leads_to = was.leads_to;
 }
 
+void take_folder_of(GuardedFile& file) {
+    if (const fs::path folder = real_folder_of(file.path); !folder.empty())
+        file.leads_to = folder.string();
+}
+
 std::variant<HeldFolder, std::string> put_folder_back(
     const GuardedFile& was,
     const NamedProgramPlaces& places,

@@ -64,20 +64,24 @@ void as_taken(GuardedFile& now, const GuardedFile& was);
 /// The folder `place` is in (resolved) lies where an agent may write.
 bool lies_where_agents_write(const std::filesystem::path& folder, const NamedProgramPlaces& places);
 
-/// The folder a named program is put back into, opened and held: the put-back's reads and
-/// writes go `through` it (`/proc/self/fd/N`, the folder the descriptor holds whatever its
-/// path names by then), so a link an agent of another run puts on the way after the check
+/// Records in `file.leads_to` the folder `file.path` is in, resolved (nothing when there is
+/// none): a settings file is then put back only into that folder, like a named program.
+void take_folder_of(GuardedFile& file);
+
+/// The folder a named program or settings file is put back into, opened and held: the put-back's
+/// reads and writes go `through` it (`/proc/self/fd/N`, the folder the descriptor holds whatever
+/// its path names by then), so a link an agent of another run puts on the way after the check
 /// cannot lead them elsewhere.
 struct HeldFolder {
     UniqueFd fd;
     std::filesystem::path through;
 };
 
-/// Makes the folder the named program `was` was in (`leads_to`) be there again, and holds it,
-/// before the program is put back: on its way, a link an agent made where it may write is
-/// replaced by a folder, and a folder that is gone is made again, owner only (`kept_link`:
-/// the links the baseline keeps, put back already). Why it could not, instead: a put-back
-/// never writes into a folder other than the one it took the program from.
+/// Makes the folder the named program or settings file `was` was in (`leads_to`) be there
+/// again, and holds it, before it is put back: on its way, a link an agent made where it may write
+/// is replaced by a folder, and a folder that is gone is made again, owner only (`kept_link`: the
+/// links the baseline keeps, put back already). Why it could not, instead: a put-back never writes
+/// into a folder other than the one it took the program from.
 std::variant<HeldFolder, std::string> put_folder_back(
     const GuardedFile& was,
     const NamedProgramPlaces& places,

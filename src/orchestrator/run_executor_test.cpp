@@ -429,7 +429,9 @@ TEST_CASE("settings that could not be put back stay owed until a later run puts 
         write_file_atomically(dir / "tool", "in the way\n");
         const auto lines = run.put_back(dir / "run");
         REQUIRE(lines.size() == 1);
-        CHECK_THAT(lines[0], Catch::Contains("could not be put back"));
+        CHECK_THAT(lines[0],
+                   Catch::Contains("settings.json was not put back: the folder it was in (" +
+                                   (dir / "tool").string() + ") is gone"));
     }
     CHECK(fs::exists(kept));  // still owed, on disk too
     fs::remove(dir / "tool");

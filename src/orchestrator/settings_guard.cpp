@@ -342,8 +342,14 @@ void SettingsGuard::begin() {
     const std::lock_guard lock{mutex_};
     if (runs_++ > 0 || owed_) return;  // owed: the settings as they were are still these
     std::vector<GuardedFile> now;
-    for (const auto& path : files_)
-        if (auto state = guarded_state(path)) now.push_back(std::move(*state));
+    for (const auto& path : files_) {
+        if (auto state = guarded_state(path)) {
+            // An agent may swap a folder it can write (a `CLAUDE_CONFIG_DIR` in temp) for a
+            // link to a person's files: the put-back writes only where the file was.
+            take_folder_of(*state);
+            now.push_back(std::move(*state));
+        }
+    }
     unread_.clear();
     for (const auto& path : claude_states_) {
         auto state = claude_state(path);  // read again a few times if mid-write
@@ -451,7 +457,7 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
         // Where it is read and written: a named program through its folder, held.
         fs::path where = was.path;
         HeldFolder held;
-        if (!settings) {
+        if (!settings || was.leads_to) {  // a settings file kept by an older daemon: no folder
             const auto kept_link = [&](const fs::path& path) {
                 return std::any_of(before.begin(), before.end(), [&](const GuardedFile& f) {
                     return f.kind == GuardedFile::Kind::link && f.path == path;
@@ -467,7 +473,12 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
             where = held.through / was.path.filename();
         }
         auto now = guarded_state(where);
-        if (now && !settings) as_taken(*now, was);
+        if (now && !settings) {
+            as_taken(*now, was);
+        } else if (now) {
+            now->path = was.path;
+            now->leads_to = was.leads_to;
+        }
         if (now && *now == was) continue;
         std::error_code ec;
         std::string kept_note;
@@ -491,10 +502,10 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
             if (ec) {
                 problem = ec.message();
             } else if (was.link_text &&
-                       read_whole_file(was.path, AT_FDCWD, max_settings_bytes) != was.link_text) {
+                       read_whole_file(where, AT_FDCWD, max_settings_bytes) != was.link_text) {
                 // The file it leads to was changed (it may lie in the agent's writable state).
                 problem = write_file_atomically(
-                    fs::canonical(was.path, ec), *was.link_text, Durability::synced, was.mode);
+                    fs::canonical(where, ec), *was.link_text, Durability::synced, was.mode);
             }
         } else if (ec) {
             problem = ec.message();

@@ -30,7 +30,8 @@ struct GuardedFile {
     /// back: settings often hold keys, and a put-back must not open them to others.
     unsigned mode = 0644;
     /// A Claude state file that is a link: where it led, resolved, when taken (empty when it
-    /// could not be resolved). Written through only while it still leads there.
+    /// could not be resolved); written through only while it still leads there. A settings
+    /// file or a named program: the folder it was in, resolved; put back only into it.
     std::optional<std::string> leads_to;
     friend bool operator==(const GuardedFile&, const GuardedFile&) = default;
 };
