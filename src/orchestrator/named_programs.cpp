@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <fcntl.h>
+#include <optional>
 #include <string>
 #include <sys/stat.h>
 #include <unordered_set>
@@ -43,8 +46,26 @@ std::vector<fs::path> paths_named_in(std::string_view text,
         if (word.starts_with('/')) {
             path = std::string{word};
         } else {
-            for (const auto& [form, folder] : forms)
-                if (word.starts_with(form)) path = *folder / std::string{word.substr(form.size())};
+            for (const auto& [form, folder] : forms) {
+                if (word.starts_with(form)) {
+                    path = *folder / std::string{word.substr(form.size())};
+                } else if (word == std::string_view{form}.substr(0, form.size() - 1)) {
+                    // A shell's quoted variable: `"$CLAUDE_CONFIG_DIR"/hooks/x.sh`, its quotes
+                    // escaped in JSON.
+                    for (const std::string_view quote : {"\\\"", "\"", "'"}) {
+                        const std::string_view rest = text.substr(end);
+                        if (!rest.starts_with(quote) || rest.substr(quote.size(), 1) != "/")
+                            continue;
+                        const std::size_t from = end + quote.size();
+                        const std::size_t to =
+                            std::min(text.find_first_of(word_ends, from), text.size());
+                        path = *folder / std::string{text.substr(from + 1, to - from - 1)};
+                        at = to;
+                        break;
+                    }
+                }
+                if (!path.empty()) break;
+            }
         }
         if (path.empty()) continue;
         path = path.lexically_normal();
@@ -103,6 +124,13 @@ GuardedFile link_at(const fs::path& path, const fs::path& folder) {
     return link;
 }
 
+/// What the kernel says `fd` holds (empty when /proc cannot say).
+fs::path path_held(int fd) {
+    std::error_code ec;
+    fs::path held = fs::read_symlink(fs::path{"/proc/self/fd"} / std::to_string(fd), ec);
+    return ec ? fs::path{} : held;
+}
+
 }  // namespace
 
 bool lies_where_agents_write(const fs::path& folder, const NamedProgramPlaces& places) {
@@ -111,6 +139,36 @@ bool lies_where_agents_write(const fs::path& folder, const NamedProgramPlaces& p
                return path_is_within(folder, place);
            });
 }
+
+namespace {
+
+/// The links on `path`'s way that lie where an agent may write, outermost first, as the
+/// links they are: a person's `~/.claude/hooks` that leads to their dotfiles, say.
+std::vector<GuardedFile> links_on_the_way(const fs::path& path, const NamedProgramPlaces& places) {
+    std::vector<GuardedFile> links;
+    for (fs::path on_way = path.parent_path(); on_way.has_relative_path();
+         on_way = on_way.parent_path()) {
+        std::error_code ec;
+        if (!fs::is_symlink(fs::symlink_status(on_way, ec))) continue;
+        const fs::path in = real_folder_of(on_way);
+        if (lies_where_agents_write(in, places)) links.insert(links.begin(), link_at(on_way, in));
+    }
+    return links;
+}
+
+/// The file the link at `path` leads to, when an agent may write it, with its folder.
+std::optional<GuardedFile> target_kept(const fs::path& path, const NamedProgramPlaces& places) {
+    std::error_code ec;
+    const fs::path target = fs::weakly_canonical(path, ec);
+    const fs::path target_folder = ec ? fs::path{} : real_folder_of(target);
+    if (!lies_where_agents_write(target_folder, places)) return std::nullopt;
+    auto state = guarded_state(target);
+    if (!state || state->kind != GuardedFile::Kind::file) return std::nullopt;
+    state->leads_to = target_folder.string();
+    return state;
+}
+
+}  // namespace
 
 NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
                                   const NamedProgramPlaces& places,
@@ -146,17 +204,7 @@ NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
                     file.path.string()));
                 return named;
             }
-            // The links on its way an agent could replace, outermost first: a person's
-            // `~/.claude/hooks` that leads to their dotfiles, say.
-            std::vector<GuardedFile> links;
-            for (fs::path on_way = path.parent_path(); on_way.has_relative_path();
-                 on_way = on_way.parent_path()) {
-                std::error_code ec;
-                if (!fs::is_symlink(fs::symlink_status(on_way, ec))) continue;
-                const fs::path in = real_folder_of(on_way);
-                if (writable(in) && !seen.contains(on_way.string()))
-                    links.push_back(link_at(on_way, in));
-            }
+            std::vector<GuardedFile> links = links_on_the_way(path, places);
             const fs::path folder = real_folder_of(path);
             if (links.empty() && !writable(folder)) continue;
             auto state = guarded_state(path);
@@ -170,21 +218,17 @@ NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
             }
             if (!runs_as_program(*state)) continue;
             ++programs;
-            for (auto it = links.rbegin(); it != links.rend(); ++it) {
-                if (seen.insert(it->path.string()).second) keep(std::move(*it));
+            for (auto& link : links) {
+                if (!guarded_already(link.path) && seen.insert(link.path.string()).second)
+                    keep(std::move(link));
             }
             if (!writable(folder)) continue;
             if (state->kind == GuardedFile::Kind::link) {
                 keep(link_at(path, folder));
-                // The file it leads to, when an agent may write that too.
-                std::error_code ec;
-                const fs::path target = fs::weakly_canonical(path, ec);
-                const fs::path target_folder = ec ? fs::path{} : real_folder_of(target);
-                if (!writable(target_folder) || !seen.insert(target.string()).second) continue;
-                state = guarded_state(target);
-                if (!state || state->kind != GuardedFile::Kind::file) continue;
-                state->leads_to = target_folder.string();
-                keep(std::move(*state));
+                auto target = target_kept(path, places);
+                if (target && !guarded_already(target->path) &&
+                    seen.insert(target->path.string()).second)
+                    keep(std::move(*target));
                 continue;
             }
             state->leads_to = folder.string();
@@ -197,68 +241,122 @@ NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
 std::unordered_set<std::string> named_or_on_the_way(const std::vector<GuardedFile>& settings,
                                                     const NamedProgramPlaces& places) {
     std::unordered_set<std::string> paths;
-    for (const GuardedFile& file : settings)
+    const auto add = [&](const fs::path& path) {
+        for (fs::path on_way = path; on_way.has_relative_path(); on_way = on_way.parent_path())
+            if (!paths.insert(on_way.string()).second) break;  // and the folders above it
+    };
+    for (const GuardedFile& file : settings) {
+        add(file.path);
         for (const fs::path& named : paths_named_in(text_of(file), places.home, places.variables))
-            for (fs::path on_way = named; on_way.has_relative_path(); on_way = on_way.parent_path())
-                if (!paths.insert(on_way.string()).second) break;  // and the folders above it
+            add(named);
+    }
     return paths;
 }
 
 void as_taken(GuardedFile& now, const GuardedFile& was) {
     now.path = was.path;  // read through its held folder
-    if (now.kind == GuardedFile::Kind::link) {
-        now.link_text.reset();
-        now.mode = 0777;
+    if (now.kind == GuardedFile::Kind::link && was.kind == GuardedFile::Kind::link) {
+        now.link_text = was.link_text;
+        now.mode = was.mode;
     }
     now.leads_to = was.leads_to;
 }
 
-void take_folder_of(GuardedFile& file) {
-    if (const fs::path folder = real_folder_of(file.path); !folder.empty())
+std::vector<GuardedFile> with_its_way(GuardedFile file, const NamedProgramPlaces& places) {
+    std::vector<GuardedFile> way = links_on_the_way(file.path, places);
+    std::error_code ec;
+    if (const fs::path folder = fs::weakly_canonical(file.path.parent_path(), ec); !ec)
         file.leads_to = folder.string();
+    std::optional<GuardedFile> target;
+    if (file.kind == GuardedFile::Kind::link) target = target_kept(file.path, places);
+    way.push_back(std::move(file));
+    if (target) way.push_back(std::move(*target));
+    return way;
 }
 
-std::variant<HeldFolder, std::string> put_folder_back(
-    const GuardedFile& was,
-    const NamedProgramPlaces& places,
-    const std::function<bool(const fs::path&)>& kept_link) {
-    if (!was.leads_to)
-        return fmt::format("{} was not put back: where it was is not known", was.path.string());
-    if (real_folder_of(was.path).string() != *was.leads_to) {
-        // Outermost first: a link an agent made where it may write gives way to a folder, a
-        // folder that is gone is made again, each only inside a folder that is where it was.
-        std::vector<fs::path> on_way;
-        for (fs::path p = was.path.parent_path(); p.has_relative_path(); p = p.parent_path())
-            on_way.push_back(p);
-        for (auto it = on_way.rbegin(); it != on_way.rend(); ++it) {
-            std::error_code ec;
-            const auto status = fs::symlink_status(*it, ec);
-            const bool link = fs::is_symlink(status);
-            if ((!link && fs::exists(status)) || (link && kept_link(*it))) continue;
-            if (!lies_where_agents_write(real_folder_of(*it), places)) break;
-            if (link) fs::remove(*it, ec);
-            if (fs::create_directory(*it, ec)) fs::permissions(*it, fs::perms::owner_all, ec);
+FolderCheck put_folder_back(const GuardedFile& was,
+                            const NamedProgramPlaces& places,
+                            const std::function<bool(const fs::path&)>& kept_link) {
+    FolderCheck check;
+    const auto said = [&](FolderCheck::Outcome outcome, const std::string& why) {
+        check.outcome = outcome;
+        check.line = fmt::format(
+            "{} was not put back: the folder it was in ({}) {}",
+            was.path.string(),
+            was.leads_to.value_or(was.path.parent_path().string()),
+            outcome == FolderCheck::Outcome::changed
+                ? why + ", where no agent may write; it is taken as it is when runs next begin"
+                : why + " after an agent's run; it is tried again after the next run");
+        return std::move(check);
+    };
+    if (!was.leads_to) return said(FolderCheck::Outcome::refused, "is not known");
+    const bool make = was.kind != GuardedFile::Kind::absent;
+    UniqueFd at{::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)};
+    fs::path so_far = was.path.root_path();
+    bool through_persons_link = false;
+    for (const fs::path& part : was.path.parent_path().relative_path()) {
+        if (!at) return said(FolderCheck::Outcome::refused, "cannot be opened");
+        so_far /= part;
+        const auto open_part = [&](int follow) {
+            return UniqueFd{
+                ::openat(at.get(), part.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC | follow)};
+        };
+
+        struct stat st {};
+
+        const int found =
+            ::fstatat(at.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
+        if (found == 0 && S_ISDIR(st.st_mode)) {
+            at = open_part(O_NOFOLLOW);
+            continue;
         }
+        if (found != 0 && found != ENOENT)
+            return said(
+                FolderCheck::Outcome::refused,
+                fmt::format("cannot be checked ({}: {})", so_far.string(), std::strerror(found)));
+        const bool link = found == 0 && S_ISLNK(st.st_mode);
+        const bool agents_write_here = lies_where_agents_write(path_held(at.get()), places);
+        if (link && (kept_link(so_far) || !agents_write_here)) {
+            // A person's link: one the baseline keeps, put back already, or one where no
+            // agent may write.
+            through_persons_link = through_persons_link || !agents_write_here;
+            at = open_part(0);
+            continue;
+        }
+        // A link or a file where a folder was, or the folder gone: an agent's doing only where
+        // agents may write.
+        const std::string what =
+            found != 0 ? fmt::format("is gone ({} was removed)", so_far.string())
+            : link     ? fmt::format("leads elsewhere ({} is a link now)", so_far.string())
+                       : fmt::format("is not there ({} is not a folder)", so_far.string());
+        if (!make) {
+            // Absent it was, and absent it is: nothing to put back, no folder made for it; a
+            // link an agent made on its way goes.
+            if (link) (void)::unlinkat(at.get(), part.c_str(), 0);
+            check.outcome = FolderCheck::Outcome::gone;
+            return check;
+        }
+        if (!agents_write_here) return said(FolderCheck::Outcome::changed, what);
+        if (found == 0 && !link) return said(FolderCheck::Outcome::refused, what);
+        if (link && ::unlinkat(at.get(), part.c_str(), 0) != 0)
+            return said(FolderCheck::Outcome::refused, what);
+        if (::mkdirat(at.get(), part.c_str(), 0700) != 0 && errno != EEXIST)
+            return said(FolderCheck::Outcome::refused,
+                        fmt::format("is gone and cannot be made again ({})", std::strerror(errno)));
+        at = open_part(O_NOFOLLOW);
     }
-    // The folder is checked by what the kernel says the descriptor holds, not by its path
-    // again: whatever the path names after this, the writes go where the check looked.
-    HeldFolder held{
-        UniqueFd{::open(was.path.parent_path().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)}, {}};
-    std::error_code ec;
-    fs::path holds;
-    if (held.fd) {
-        held.through = fs::path{"/proc/self/fd"} / std::to_string(held.fd.get());
-        holds = fs::read_symlink(held.through, ec);
-        if (!ec && holds.string() == *was.leads_to) return held;
-    }
-    return fmt::format(
-        "{} was not put back: the folder it was in ({}) {} after an agent's run; it is tried "
-        "again after the next run",
-        was.path.string(),
-        *was.leads_to,
-        !held.fd ? std::string{"is gone"}
-        : ec     ? "cannot be checked (" + ec.message() + ")"
-                 : "leads to " + holds.string());
+    if (!at) return said(FolderCheck::Outcome::refused, "cannot be opened");
+    const fs::path holds = path_held(at.get());
+    if (holds.empty())
+        return said(FolderCheck::Outcome::refused, "cannot be checked (/proc is not mounted)");
+    if (holds.string() != *was.leads_to)
+        return said(
+            through_persons_link ? FolderCheck::Outcome::changed : FolderCheck::Outcome::refused,
+            "leads to " + holds.string());
+    check.outcome = FolderCheck::Outcome::held;
+    check.folder.through = fs::path{"/proc/self/fd"} / std::to_string(at.get());
+    check.folder.fd = std::move(at);
+    return check;
 }
 
 }  // namespace board::orchestrator

@@ -20,7 +20,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
-#include <variant>
 #include <vector>
 
 namespace board::orchestrator {
@@ -52,39 +51,58 @@ NamedPrograms take_named_programs(
     const NamedProgramPlaces& places,
     const std::function<bool(const std::filesystem::path&)>& guarded_already);
 
-/// The paths named in `settings`, and the folders on the way to each: what a kept baseline
-/// may hold (a daemon's recovery believes no other path).
+/// The paths named in `settings`, the settings' own paths, and the folders on the way to
+/// each: what a kept baseline may hold (a daemon's recovery believes no other path).
 std::unordered_set<std::string> named_or_on_the_way(const std::vector<GuardedFile>& settings,
                                                     const NamedProgramPlaces& places);
 
-/// `now`, read at `was.path` or through its held folder, as take_named_programs() takes a
-/// path, to compare with `was`.
+/// `now`, read at `was.path` or through its held folder, as `was` was taken, to compare
+/// with it: a link is compared as the link it is (what it leads to is kept on its own when
+/// an agent may write it).
 void as_taken(GuardedFile& now, const GuardedFile& was);
 
 /// The folder `place` is in (resolved) lies where an agent may write.
 bool lies_where_agents_write(const std::filesystem::path& folder, const NamedProgramPlaces& places);
 
-/// Records in `file.leads_to` the folder `file.path` is in, resolved (nothing when there is
-/// none): a settings file is then put back only into that folder, like a named program.
-void take_folder_of(GuardedFile& file);
+/// What a settings file's put-back needs with it, in the order to put back: the links on its
+/// way that lie where an agent may write (a person's `CLAUDE_CONFIG_DIR` in temp leading to
+/// their dotfiles), as the links they are; `file` itself, with the folder it is in (or would
+/// be in), resolved, as `leads_to`; and when `file` is a link, the file it leads to if an
+/// agent may write that too. A put-back then never writes through a link: it puts the link
+/// back, and the file it leads to as a file of its own.
+std::vector<GuardedFile> with_its_way(GuardedFile file, const NamedProgramPlaces& places);
 
-/// The folder a named program or settings file is put back into, opened and held: the put-back's
-/// reads and writes go `through` it (`/proc/self/fd/N`, the folder the descriptor holds whatever
-/// its path names by then), so a link an agent of another run puts on the way after the check
-/// cannot lead them elsewhere.
+/// The folder a named program or settings file is put back into, opened and held: the
+/// put-back's reads and writes go `through` it (`/proc/self/fd/N`, the folder the descriptor
+/// holds whatever its path names by then), so a link an agent of another run puts on the way
+/// after the check cannot lead them elsewhere.
 struct HeldFolder {
     UniqueFd fd;
     std::filesystem::path through;
 };
 
-/// Makes the folder the named program or settings file `was` was in (`leads_to`) be there
-/// again, and holds it, before it is put back: on its way, a link an agent made where it may write
-/// is replaced by a folder, and a folder that is gone is made again, owner only (`kept_link`: the
-/// links the baseline keeps, put back already). Why it could not, instead: a put-back never writes
-/// into a folder other than the one it took the program from.
-std::variant<HeldFolder, std::string> put_folder_back(
-    const GuardedFile& was,
-    const NamedProgramPlaces& places,
-    const std::function<bool(const std::filesystem::path&)>& kept_link);
+/// How the folder of a guarded path was found before its put-back.
+struct FolderCheck {
+    enum class Outcome {
+        held,     ///< `folder` is where it was, held: put back through it
+        gone,     ///< an absent path's folder is gone: it is still absent, nothing to do
+        changed,  ///< changed where no agent may write: a person's doing, said in `line`
+        refused,  ///< cannot be put back now, said in `line`: tried again after the next run
+    };
+    Outcome outcome = Outcome::refused;
+    HeldFolder folder;
+    std::string line;
+};
+
+/// Walks to the folder `was` was in (`leads_to`), a component at a time from `/`, each
+/// through the descriptor of the one before, so nothing an agent swaps meanwhile can lead it
+/// elsewhere; and holds it. On the way, a link the baseline keeps (`kept_link`: put back
+/// already) or one where no agent may write is followed; a link an agent made where it may
+/// write gives way to a folder, and a folder that is gone is made again, owner only (neither
+/// for a path that was absent: it is absent still). A change where no agent may write is a
+/// person's: `changed`.
+FolderCheck put_folder_back(const GuardedFile& was,
+                            const NamedProgramPlaces& places,
+                            const std::function<bool(const std::filesystem::path&)>& kept_link);
 
 }  // namespace board::orchestrator

@@ -47,6 +47,12 @@ TEST_CASE("paths named in settings: hooks, notify programs and servers, in any f
                          R"("other":"$XDG_CONFIG_HOME/y.sh $CLAUDE_CONFIG_DIRX/z.sh"})",
                          home,
                          tools) == Paths{"/srv/claude/hooks/x.sh", "/srv/codex/n.py"});
+    // A shell's quoted variable, its quotes escaped in JSON, in TOML, or single.
+    CHECK(paths_named_in(R"({"command":"\"$CLAUDE_CONFIG_DIR\"/hooks/a.sh --fix"} )"
+                         R"(notify = ["${CODEX_HOME}"/b.py] '$HOME'/c.sh "$HOME")",
+                         home,
+                         tools) ==
+          Paths{"/srv/claude/hooks/a.sh", "/srv/codex/b.py", "/home/ana/c.sh"});
 }
 
 TEST_CASE("a hook's script where an agent may write is put back after its run, its log is not",
@@ -261,6 +267,8 @@ TEST_CASE("a put-back writes only into the folder it checked, while an agent swa
     const std::string persons = "the person's own\n";
     write_file_atomically(servers / "docs.js", docs);
     write_file_atomically(project / "docs.js", persons);
+    fs::permissions(project, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+    const fs::perms project_mode = fs::status(project).permissions() & fs::perms::all;
     NamedProgramPlaces places;
     places.writable = {fs::canonical(claude)};
     places.home = home;
@@ -301,43 +309,9 @@ TEST_CASE("a put-back writes only into the folder it checked, while an agent swa
     }
     done = true;
     agent.join();
+    CHECK((fs::status(project).permissions() & fs::perms::all) == project_mode);
     INFO("swaps " << swaps.load() << ", put back " << put_back << ", the project holds: "
                   << read_whole_file(project / "docs.js").value_or("(nothing)"));
     CHECK(read_whole_file(project / "docs.js") == persons);
     CHECK(put_back > 0);  // the race was run: some put-backs wrote
-}
-
-TEST_CASE(
-    "a tool's folder an agent swaps for a link gets its settings back; the link's target "
-    "is left as it was",
-    "[guard]") {
-    // A person's `CLAUDE_CONFIG_DIR` in temp, where agents may write.
-    const testing::TempDir scratch{"board-settings-folder-"};
-    const fs::path temp = scratch.path() / "tmp";
-    const fs::path config = temp / "claude-config";
-    const fs::path project = scratch.path() / "project";  // not where agents write
-    fs::create_directories(config);
-    fs::create_directories(project);
-    const fs::path settings = config / "settings.json";
-    const std::string persons_settings = R"({"hooks":{}})";
-    write_file_atomically(settings, persons_settings, Durability::synced, 0600);
-    write_file_atomically(project / "settings.json", "the person's own\n");
-    NamedProgramPlaces places;
-    places.writable = {fs::canonical(temp)};
-    auto guard = std::make_shared<SettingsGuard>(
-        std::vector<fs::path>{settings}, fs::path{}, std::vector<fs::path>{}, places);
-    {
-        SettingsGuard::Run run{guard};
-        fs::rename(config, temp / "moved-away");
-        fs::create_directory_symlink(project, config);
-        const auto lines = run.put_back(scratch.path() / "changed");
-        REQUIRE(lines.size() == 1);
-        CHECK_THAT(lines[0],
-                   Catch::Contains("settings.json was changed during an agent's run: put back"));
-    }
-    CHECK_FALSE(fs::is_symlink(config));
-    CHECK(read_whole_file(settings) == persons_settings);
-    CHECK((fs::status(settings).permissions() & fs::perms::all) ==
-          (fs::perms::owner_read | fs::perms::owner_write));
-    CHECK(read_whole_file(project / "settings.json") == "the person's own\n");
 }

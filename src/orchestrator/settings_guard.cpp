@@ -5,6 +5,7 @@
 #include "support/files.hpp"
 
 #include <board/board_dir.hpp>
+#include <board/sandbox.hpp>
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include <system_error>
 #include <thread>
 #include <unistd.h>
+#include <unordered_set>
 
 namespace board::orchestrator {
 namespace fs = std::filesystem;
@@ -312,6 +314,22 @@ bool SettingsGuard::is_settings_file(const fs::path& path) const {
     return std::find(files_.begin(), files_.end(), path) != files_.end();
 }
 
+std::string_view SettingsGuard::role_of(const GuardedFile& was,
+                                        const std::vector<GuardedFile>& before) const {
+    if (is_settings_file(was.path)) return "it names programs";
+    if (std::any_of(before.begin(), before.end(), [&](const GuardedFile& f) {
+            return f.path != was.path && path_is_within(f.path, was.path);
+        }))
+        return "it is on the way to what";
+    if (std::any_of(before.begin(), before.end(), [&](const GuardedFile& link) {
+            std::error_code ec;
+            return link.kind == GuardedFile::Kind::link && is_settings_file(link.path) &&
+                   fs::weakly_canonical(link.path, ec) == was.path;
+        }))
+        return "a tool's settings lead to it: it names programs";
+    return "its settings name it as a program";
+}
+
 SettingsGuard::Run::Run(std::shared_ptr<SettingsGuard> guard)
     : guard_(std::move(guard)) {
     guard_->begin();
@@ -342,13 +360,15 @@ void SettingsGuard::begin() {
     const std::lock_guard lock{mutex_};
     if (runs_++ > 0 || owed_) return;  // owed: the settings as they were are still these
     std::vector<GuardedFile> now;
+    std::unordered_set<std::string> taken;
     for (const auto& path : files_) {
-        if (auto state = guarded_state(path)) {
-            // An agent may swap a folder it can write (a `CLAUDE_CONFIG_DIR` in temp) for a
-            // link to a person's files: the put-back writes only where the file was.
-            take_folder_of(*state);
-            now.push_back(std::move(*state));
-        }
+        auto state = guarded_state(path);
+        if (!state) continue;
+        // An agent may swap a folder it can write (a `CLAUDE_CONFIG_DIR` in temp) for a link
+        // to a person's files: the settings are put back only where they were, and the links
+        // on their way, and a file a settings link leads to, are kept too.
+        for (auto& entry : with_its_way(std::move(*state), named_))
+            if (taken.insert(entry.path.string()).second) now.push_back(std::move(entry));
     }
     unread_.clear();
     for (const auto& path : claude_states_) {
@@ -361,7 +381,7 @@ void SettingsGuard::begin() {
             now.push_back(std::move(state));
     }
     auto named = take_named_programs(now, named_, [&](const fs::path& path) {
-        return is_settings_file(path) || is_claude_state(path);
+        return is_claude_state(path) || taken.contains(path.string());
     });
     unchecked_ = std::move(named.unchecked);
     for (auto& program : named.kept) now.push_back(std::move(program));
@@ -411,24 +431,23 @@ std::vector<std::string> SettingsGuard::recover(const fs::path& changed_dir) {
     if (!text) return {};
     // Only the paths this daemon guards, and those the kept settings name where an agent may
     // write: the file is the daemon's, but a path is a path.
+    std::vector<GuardedFile> entries = decode(*text);
+    std::vector<GuardedFile> settings;
+    for (const auto& f : entries)
+        if (is_settings_file(f.path) || is_claude_state(f.path)) settings.push_back(f);
+    const auto may_be_named = named_or_on_the_way(settings, named_);
+    // In the kept order: a link on the way is put back before what lies beyond it.
     std::vector<GuardedFile> before;
-    std::vector<GuardedFile> named;
-    for (auto& f : decode(*text)) {
-        if (is_settings_file(f.path) || is_claude_state(f.path))
-            before.push_back(std::move(f));
-        else
-            named.push_back(std::move(f));
-    }
-    const auto may_be_named = named_or_on_the_way(before, named_);
-    for (auto& f : named) {
-        // Named, or the file a named link leads to (as the kept link says, not as the disk
-        // the dead run's agent last shaped says).
+    for (auto& f : entries) {
+        // Named, on the way to a guarded path, or the file a kept link leads to (as the kept
+        // link says, not as the disk the dead run's agent last shaped says).
         const bool led_to = std::any_of(before.begin(), before.end(), [&](const GuardedFile& l) {
             return l.kind == GuardedFile::Kind::link && l.leads_to &&
                    (l.path.parent_path() / l.content).lexically_normal() == f.path;
         });
-        if (f.leads_to && lies_where_agents_write(*f.leads_to, named_) &&
-            (led_to || may_be_named.contains(f.path.string())))
+        if (is_settings_file(f.path) || is_claude_state(f.path) ||
+            (f.leads_to && lies_where_agents_write(*f.leads_to, named_) &&
+             (led_to || may_be_named.contains(f.path.string()))))
             before.push_back(std::move(f));
     }
     auto lines = put_back_locked(before, changed_dir);
@@ -454,43 +473,44 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
             continue;
         }
         const bool settings = is_settings_file(was.path);
-        // Where it is read and written: a named program through its folder, held.
+        // Read and written through the folder it was in, held (not a settings file an older
+        // daemon kept: it has no folder).
         fs::path where = was.path;
         HeldFolder held;
-        if (!settings || was.leads_to) {  // a settings file kept by an older daemon: no folder
+        if (!settings || was.leads_to) {
             const auto kept_link = [&](const fs::path& path) {
                 return std::any_of(before.begin(), before.end(), [&](const GuardedFile& f) {
                     return f.kind == GuardedFile::Kind::link && f.path == path;
                 });
             };
-            auto folder = put_folder_back(was, named_, kept_link);
-            if (auto* why = std::get_if<std::string>(&folder)) {
-                lines.push_back(std::move(*why));
-                failed = true;  // the baseline is held: the next put-back tries again
+            FolderCheck folder = put_folder_back(was, named_, kept_link);
+            if (folder.outcome == FolderCheck::Outcome::gone) continue;  // absent, as it was
+            if (folder.outcome != FolderCheck::Outcome::held) {
+                lines.push_back(std::move(folder.line));
+                // The baseline is held, and the next put-back tries again; a person's change
+                // is taken when runs next begin.
+                failed = failed || folder.outcome == FolderCheck::Outcome::refused;
                 continue;
             }
-            held = std::get<HeldFolder>(std::move(folder));
+            held = std::move(folder.folder);
             where = held.through / was.path.filename();
         }
         auto now = guarded_state(where);
-        if (now && !settings) {
+        std::optional<std::string> changed_text;
+        if (now) {
+            changed_text =
+                now->kind == GuardedFile::Kind::file ? std::optional{now->content} : now->link_text;
             as_taken(*now, was);
-        } else if (now) {
-            now->path = was.path;
-            now->leads_to = was.leads_to;
         }
         if (now && *now == was) continue;
         std::error_code ec;
         std::string kept_note;
-        std::optional<std::string> changed_text;
-        if (now)
-            changed_text =
-                now->kind == GuardedFile::Kind::file ? std::optional{now->content} : now->link_text;
         if (changed_text)
             kept_note = keep_changed(changed_dir, was.path, *changed_text, "the changed text is");
         let_owner_write(held.fd ? held.through : was.path.parent_path(), bool{held.fd});
         // Whatever is there now goes, unless a rename can replace it (a file or a link by
-        // a file); a folder never can.
+        // a file); a folder never can. A link is put back as the link it is, never written
+        // through: a file it leads to that an agent may write is kept on its own.
         const auto status = fs::symlink_status(where, ec);
         if (was.kind != GuardedFile::Kind::file || fs::is_directory(status))
             fs::remove_all(where, ec);
@@ -499,14 +519,7 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
             problem = write_file_atomically(where, was.content, Durability::synced, was.mode);
         } else if (was.kind == GuardedFile::Kind::link) {
             fs::create_symlink(was.content, where, ec);
-            if (ec) {
-                problem = ec.message();
-            } else if (was.link_text &&
-                       read_whole_file(where, AT_FDCWD, max_settings_bytes) != was.link_text) {
-                // The file it leads to was changed (it may lie in the agent's writable state).
-                problem = write_file_atomically(
-                    fs::canonical(where, ec), *was.link_text, Durability::synced, was.mode);
-            }
+            if (ec) problem = ec.message();
         } else if (ec) {
             problem = ec.message();
         }
@@ -516,7 +529,7 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
                 ? fmt::format("{} was changed during an agent's run: put back ({} the tool "
                               "runs, unconfined, for whoever starts it next){}",
                               was.path.string(),
-                              settings ? "it names programs" : "its settings name it as a program",
+                              role_of(was, before),
                               kept_note)
                 : fmt::format("{} was changed during an agent's run and could not be put back "
                               "({}); it is tried again after the next run{}",

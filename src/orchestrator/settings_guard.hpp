@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -105,6 +106,8 @@ private:
                                              const std::filesystem::path& changed_dir);
     bool is_claude_state(const std::filesystem::path& path) const;
     bool is_settings_file(const std::filesystem::path& path) const;
+    /// Why `was` is guarded, for a put-back's note: "<role> the tool runs, ...".
+    std::string_view role_of(const GuardedFile& was, const std::vector<GuardedFile>& before) const;
 
     std::vector<std::filesystem::path> files_;
     std::vector<std::filesystem::path> claude_states_;

@@ -1,0 +1,195 @@
+// The folders a tool's settings lie in: an agent that may write where one lies can swap it,
+// or a folder on its way, for a link, and the put-back must still write only where the
+// settings were, never through the agent's link; a person's own change of them is theirs.
+
+#include "orchestrator/named_programs.hpp"
+#include "orchestrator/settings_guard.hpp"
+#include "support/files.hpp"
+#include "support/temp_dir.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace board;
+using namespace board::orchestrator;
+
+namespace {
+
+/// A scratch home: `temp` where agents may write (a person's `CLAUDE_CONFIG_DIR` in it), and
+/// `person`, where no agent may.
+struct Places {
+    testing::TempDir scratch{"board-settings-folders-"};
+    fs::path temp = scratch.path() / "tmp";
+    fs::path person = scratch.path() / "person";
+    NamedProgramPlaces places;
+
+    Places() {
+        fs::create_directories(temp);
+        fs::create_directories(person);
+        places.writable = {fs::canonical(temp)};
+    }
+
+    std::shared_ptr<SettingsGuard> guard(const fs::path& settings,
+                                         const fs::path& kept = {}) const {
+        return std::make_shared<SettingsGuard>(
+            std::vector<fs::path>{settings}, kept, std::vector<fs::path>{}, places);
+    }
+};
+
+fs::perms mode_of(const fs::path& path) {
+    return fs::symlink_status(path).permissions() & fs::perms::all;
+}
+
+}  // namespace
+
+TEST_CASE("a tool's folder an agent swaps for a link is made again, its settings put back in it",
+          "[guard]") {
+    const Places at;
+    const fs::path config = at.temp / "claude-config";  // a person's `CLAUDE_CONFIG_DIR`
+    fs::create_directories(config);
+    const fs::path settings = config / "settings.json";
+    const std::string persons = R"({"hooks":{}})";
+    write_file_atomically(settings, persons, Durability::synced, 0600);
+    write_file_atomically(at.person / "settings.json", "the person's own\n");
+    auto guard = at.guard(settings);
+    {
+        SettingsGuard::Run run{guard};
+        fs::rename(config, at.temp / "moved-away");
+        fs::create_directory_symlink(at.person, config);
+        const auto lines = run.put_back(at.scratch.path() / "changed");
+        REQUIRE(lines.size() == 1);
+        CHECK_THAT(lines[0],
+                   Catch::Contains("settings.json was changed during an agent's run: put back"));
+    }
+    CHECK_FALSE(fs::is_symlink(config));
+    CHECK(mode_of(config) == fs::perms::owner_all);
+    CHECK(read_whole_file(settings) == persons);
+    CHECK(mode_of(settings) == (fs::perms::owner_read | fs::perms::owner_write));
+    CHECK(read_whole_file(at.person / "settings.json") == "the person's own\n");
+}
+
+TEST_CASE("a tool's folder that is a person's link is put back as that link", "[guard]") {
+    const Places at;
+    // `CLAUDE_CONFIG_DIR=$TMPDIR/claude` leading to the person's dotfiles.
+    const fs::path dotfiles = at.person / "dotfiles-claude";
+    fs::create_directories(dotfiles);
+    const fs::path config = at.temp / "claude";
+    fs::create_directory_symlink(dotfiles, config);
+    const fs::path settings = config / "settings.json";
+    const std::string persons = R"({"hooks":{}})";
+    write_file_atomically(settings, persons);
+    const fs::path elsewhere = at.person / "project";
+    fs::create_directories(elsewhere);
+    write_file_atomically(elsewhere / "settings.json", "the person's own\n");
+    auto guard = at.guard(settings);
+    {
+        SettingsGuard::Run run{guard};
+        fs::remove(config);
+        fs::create_directory_symlink(elsewhere, config);
+        const auto lines = run.put_back(at.scratch.path() / "changed");
+        REQUIRE(lines.size() == 1);
+        CHECK_THAT(lines[0],
+                   Catch::Contains(config.string() +
+                                   " was changed during an agent's run: put back (it is on the "
+                                   "way to what the tool runs"));
+    }
+    CHECK(fs::read_symlink(config) == dotfiles);
+    CHECK(read_whole_file(settings) == persons);
+    CHECK(read_whole_file(elsewhere / "settings.json") == "the person's own\n");
+}
+
+TEST_CASE("a settings file that is a link is put back as the link, never written through",
+          "[guard]") {
+    const Places at;
+    const fs::path config = at.temp / "claude";
+    fs::create_directories(config / "mine");
+    const fs::path settings = config / "settings.json";
+    const fs::path target = config / "mine" / "settings.json";  // where agents may write too
+    const std::string persons = R"({"hooks":{}})";
+    write_file_atomically(target, persons);
+    fs::create_symlink("mine/settings.json", settings);
+    const fs::path bashrc = at.person / ".bashrc";
+    write_file_atomically(bashrc, "export PATH\n");
+    auto guard = at.guard(settings);
+    {
+        SettingsGuard::Run run{guard};
+        // The file it leads to changed, and the link turned to a person's file.
+        write_file_atomically(target, R"({"hooks":{"Stop":[]}})");
+        fs::remove(settings);
+        fs::create_symlink(bashrc, settings);
+        const auto lines = run.put_back(at.scratch.path() / "changed");
+        REQUIRE(lines.size() == 2);
+        CHECK_THAT(lines[0],
+                   Catch::Contains("settings.json was changed during an agent's run: put back "
+                                   "(it names programs"));
+        CHECK_THAT(lines[1],
+                   Catch::Contains("mine/settings.json was changed during an agent's run: put "
+                                   "back (a tool's settings lead to it"));
+    }
+    CHECK(fs::read_symlink(settings) == "mine/settings.json");
+    CHECK(read_whole_file(target) == persons);
+    CHECK(read_whole_file(bashrc) == "export PATH\n");
+}
+
+TEST_CASE("settings that were absent stay absent, and nothing is done through an agent's link",
+          "[guard]") {
+    const Places at;
+    const fs::path config = at.temp / "codex";  // not made yet: no folder, no settings
+    const fs::path settings = config / "config.toml";
+    fs::create_directories(at.person / "project");
+    write_file_atomically(at.person / "project" / "config.toml", "the person's own\n");
+    const fs::path kept = at.scratch.path() / "kept.json";
+    auto guard = at.guard(settings, kept);
+    {
+        SettingsGuard::Run run{guard};
+        fs::create_directory_symlink(at.person / "project", config);
+        CHECK(run.put_back(at.scratch.path() / "changed").empty());
+    }
+    CHECK_FALSE(fs::exists(fs::symlink_status(config)));  // the agent's link is gone
+    CHECK(read_whole_file(at.person / "project" / "config.toml") == "the person's own\n");
+    guard->settle();
+    CHECK_FALSE(fs::exists(kept));  // nothing owed
+}
+
+TEST_CASE("a folder a person changes where no agent may write is taken as it is, not owed",
+          "[guard]") {
+    const Places at;
+    // `~/.codex` (home is not where agents write) turned into a link to the person's dotfiles
+    // during a run, by the person; and `~/.gemini`, whose settings were absent, removed.
+    const fs::path codex = at.person / ".codex";
+    const fs::path gemini = at.person / ".gemini";
+    fs::create_directories(codex);
+    fs::create_directories(gemini);
+    const fs::path dotfiles = at.person / "dotfiles-codex";
+    fs::create_directories(dotfiles);
+    write_file_atomically(codex / "config.toml", "notify = []\n");
+    write_file_atomically(dotfiles / "config.toml", "notify = [\"/usr/bin/true\"]\n");
+    const fs::path kept = at.scratch.path() / "kept.json";
+    auto guard = std::make_shared<SettingsGuard>(
+        std::vector<fs::path>{codex / "config.toml", gemini / "settings.json"},
+        kept,
+        std::vector<fs::path>{},
+        at.places);
+    {
+        SettingsGuard::Run run{guard};
+        fs::remove_all(codex);
+        fs::create_directory_symlink(dotfiles, codex);
+        fs::remove_all(gemini);
+        const auto lines = run.put_back(at.scratch.path() / "changed");
+        REQUIRE(lines.size() == 1);
+        CHECK_THAT(lines[0],
+                   Catch::Contains("config.toml was not put back: the folder it was in (" +
+                                   fs::canonical(at.person).string() + "/.codex) leads to " +
+                                   fs::canonical(dotfiles).string() +
+                                   ", where no agent may write; it is taken as it is when runs "
+                                   "next begin"));
+    }
+    CHECK(read_whole_file(dotfiles / "config.toml") == "notify = [\"/usr/bin/true\"]\n");
+    guard->settle();
+    CHECK_FALSE(fs::exists(kept));  // not owed: the next runs take the settings afresh
+}
