@@ -90,13 +90,15 @@ std::string_view text_of(const GuardedFile& file) {
 /// A file a tool may run: executable, a script by its first line, or by its name one an
 /// interpreter runs (`node ~/.claude/server.js`). A log or a state file a hook writes is
 /// none of those, and stays the run's to change.
+/// An absent one only by its name: one an agent may plant where the settings expect it.
 bool runs_as_program(const GuardedFile& file) {
     static constexpr std::array<std::string_view, 12> script_types{
         ".sh", ".bash", ".zsh", ".fish", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".lua"};
-    if (file.kind == GuardedFile::Kind::absent) return false;
     const std::string type = file.path.extension().string();
-    return (file.mode & 0111) != 0 || text_of(file).starts_with("#!") ||
-           std::find(script_types.begin(), script_types.end(), type) != script_types.end();
+    const bool by_name =
+        std::find(script_types.begin(), script_types.end(), type) != script_types.end();
+    if (file.kind == GuardedFile::Kind::absent) return by_name;
+    return by_name || (file.mode & 0111) != 0 || text_of(file).starts_with("#!");
 }
 
 bool is_executable(const fs::path& path) {
@@ -156,16 +158,35 @@ std::vector<GuardedFile> links_on_the_way(const fs::path& path, const NamedProgr
     return links;
 }
 
-/// The file the link at `path` leads to, when an agent may write it, with its folder.
-std::optional<GuardedFile> target_kept(const fs::path& path, const NamedProgramPlaces& places) {
-    std::error_code ec;
-    const fs::path target = fs::weakly_canonical(path, ec);
-    const fs::path target_folder = ec ? fs::path{} : real_folder_of(target);
-    if (!lies_where_agents_write(target_folder, places)) return std::nullopt;
-    auto state = guarded_state(target);
-    if (!state || state->kind != GuardedFile::Kind::file) return std::nullopt;
-    state->leads_to = target_folder.string();
-    return state;
+/// What the link at `path` leads to, a link at a time, as far as an agent may change it: each
+/// further link, and the links on each one's way, where an agent may write them, as the links
+/// they are; and the file at the end when an agent may write it. Each named as the link before
+/// it names it (a daemon's recovery checks each against the link before it).
+std::vector<GuardedFile> led_to_by(const fs::path& path, const NamedProgramPlaces& places) {
+    constexpr int most_links = 8;
+    std::vector<GuardedFile> kept;
+    fs::path at = path;
+    for (int hop = 0; hop < most_links; ++hop) {
+        std::error_code ec;
+        const fs::path content = fs::read_symlink(at, ec);
+        if (ec) break;
+        const fs::path next = (at.parent_path() / content).lexically_normal();
+        for (auto& link : links_on_the_way(next, places)) kept.push_back(std::move(link));
+        const fs::path folder = real_folder_of(next);
+        const bool writable = lies_where_agents_write(folder, places);
+        if (fs::is_symlink(fs::symlink_status(next, ec))) {
+            if (writable) kept.push_back(link_at(next, folder));
+            at = next;
+            continue;
+        }
+        auto state = writable ? guarded_state(next) : std::nullopt;
+        if (state && state->kind == GuardedFile::Kind::file) {
+            state->leads_to = folder.string();
+            kept.push_back(std::move(*state));
+        }
+        break;
+    }
+    return kept;
 }
 
 }  // namespace
@@ -205,7 +226,9 @@ NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
                 return named;
             }
             std::vector<GuardedFile> links = links_on_the_way(path, places);
-            const fs::path folder = real_folder_of(path);
+            std::error_code ec;
+            // Resolved as far as it exists: an absent program's folder may be absent too.
+            const fs::path folder = fs::weakly_canonical(path.parent_path(), ec);
             if (links.empty() && !writable(folder)) continue;
             auto state = guarded_state(path);
             if (!state) {
@@ -225,10 +248,9 @@ NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
             if (!writable(folder)) continue;
             if (state->kind == GuardedFile::Kind::link) {
                 keep(link_at(path, folder));
-                auto target = target_kept(path, places);
-                if (target && !guarded_already(target->path) &&
-                    seen.insert(target->path.string()).second)
-                    keep(std::move(*target));
+                for (auto& beyond : led_to_by(path, places))
+                    if (!guarded_already(beyond.path) && seen.insert(beyond.path.string()).second)
+                        keep(std::move(beyond));
                 continue;
             }
             state->leads_to = folder.string();
@@ -267,16 +289,14 @@ std::vector<GuardedFile> with_its_way(GuardedFile file, const NamedProgramPlaces
     std::error_code ec;
     if (const fs::path folder = fs::weakly_canonical(file.path.parent_path(), ec); !ec)
         file.leads_to = folder.string();
-    std::optional<GuardedFile> target;
-    if (file.kind == GuardedFile::Kind::link) target = target_kept(file.path, places);
+    std::vector<GuardedFile> beyond;
+    if (file.kind == GuardedFile::Kind::link) beyond = led_to_by(file.path, places);
     way.push_back(std::move(file));
-    if (target) way.push_back(std::move(*target));
+    for (auto& entry : beyond) way.push_back(std::move(entry));
     return way;
 }
 
-FolderCheck put_folder_back(const GuardedFile& was,
-                            const NamedProgramPlaces& places,
-                            const std::function<bool(const fs::path&)>& kept_link) {
+FolderCheck put_folder_back(const GuardedFile& was, const NamedProgramPlaces& places) {
     FolderCheck check;
     const auto said = [&](FolderCheck::Outcome outcome, const std::string& why) {
         check.outcome = outcome;
@@ -290,11 +310,15 @@ FolderCheck put_folder_back(const GuardedFile& was,
         return std::move(check);
     };
     if (!was.leads_to) return said(FolderCheck::Outcome::refused, "is not known");
+    const fs::path folder = *was.leads_to;  // resolved when taken: a folder at every step
+    if (!folder.is_absolute()) return said(FolderCheck::Outcome::refused, "is not known");
     const bool make = was.kind != GuardedFile::Kind::absent;
     UniqueFd at{::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)};
-    fs::path so_far = was.path.root_path();
-    bool through_persons_link = false;
-    for (const fs::path& part : was.path.parent_path().relative_path()) {
+    // Which folders agents may write is told by what each descriptor holds.
+    if (!at || path_held(at.get()) != "/")
+        return said(FolderCheck::Outcome::refused, "cannot be checked (/proc is not mounted)");
+    fs::path so_far = folder.root_path();
+    for (const fs::path& part : folder.relative_path()) {
         if (!at) return said(FolderCheck::Outcome::refused, "cannot be opened");
         so_far /= part;
         const auto open_part = [&](int follow) {
@@ -316,13 +340,6 @@ FolderCheck put_folder_back(const GuardedFile& was,
                 fmt::format("cannot be checked ({}: {})", so_far.string(), std::strerror(found)));
         const bool link = found == 0 && S_ISLNK(st.st_mode);
         const bool agents_write_here = lies_where_agents_write(path_held(at.get()), places);
-        if (link && (kept_link(so_far) || !agents_write_here)) {
-            // A person's link: one the baseline keeps, put back already, or one where no
-            // agent may write.
-            through_persons_link = through_persons_link || !agents_write_here;
-            at = open_part(0);
-            continue;
-        }
         // A link or a file where a folder was, or the folder gone: an agent's doing only where
         // agents may write.
         const std::string what =
@@ -332,7 +349,11 @@ FolderCheck put_folder_back(const GuardedFile& was,
         if (!make) {
             // Absent it was, and absent it is: nothing to put back, no folder made for it; a
             // link an agent made on its way goes.
-            if (link) (void)::unlinkat(at.get(), part.c_str(), 0);
+            if (link && agents_write_here && ::unlinkat(at.get(), part.c_str(), 0) == 0)
+                check.line = fmt::format(
+                    "{}: a link an agent made on its way ({}) was removed after its run",
+                    was.path.string(),
+                    so_far.string());
             check.outcome = FolderCheck::Outcome::gone;
             return check;
         }
@@ -349,10 +370,7 @@ FolderCheck put_folder_back(const GuardedFile& was,
     const fs::path holds = path_held(at.get());
     if (holds.empty())
         return said(FolderCheck::Outcome::refused, "cannot be checked (/proc is not mounted)");
-    if (holds.string() != *was.leads_to)
-        return said(
-            through_persons_link ? FolderCheck::Outcome::changed : FolderCheck::Outcome::refused,
-            "leads to " + holds.string());
+    if (holds != folder) return said(FolderCheck::Outcome::refused, "leads to " + holds.string());
     check.outcome = FolderCheck::Outcome::held;
     check.folder.through = fs::path{"/proc/self/fd"} / std::to_string(at.get());
     check.folder.fd = std::move(at);

@@ -68,8 +68,9 @@ bool lies_where_agents_write(const std::filesystem::path& folder, const NamedPro
 /// way that lie where an agent may write (a person's `CLAUDE_CONFIG_DIR` in temp leading to
 /// their dotfiles), as the links they are; `file` itself, with the folder it is in (or would
 /// be in), resolved, as `leads_to`; and when `file` is a link, the file it leads to if an
-/// agent may write that too. A put-back then never writes through a link: it puts the link
-/// back, and the file it leads to as a file of its own.
+/// agent may write that too (and each link between, as the links they are). A put-back then
+/// never writes through a link: it puts the link back, and the file it leads to as a file of
+/// its own.
 std::vector<GuardedFile> with_its_way(GuardedFile file, const NamedProgramPlaces& places);
 
 /// The folder a named program or settings file is put back into, opened and held: the
@@ -85,7 +86,7 @@ struct HeldFolder {
 struct FolderCheck {
     enum class Outcome {
         held,     ///< `folder` is where it was, held: put back through it
-        gone,     ///< an absent path's folder is gone: it is still absent, nothing to do
+        gone,     ///< an absent path's folder is gone: it is still absent (`line`: what was done)
         changed,  ///< changed where no agent may write: a person's doing, said in `line`
         refused,  ///< cannot be put back now, said in `line`: tried again after the next run
     };
@@ -94,15 +95,13 @@ struct FolderCheck {
     std::string line;
 };
 
-/// Walks to the folder `was` was in (`leads_to`), a component at a time from `/`, each
-/// through the descriptor of the one before, so nothing an agent swaps meanwhile can lead it
-/// elsewhere; and holds it. On the way, a link the baseline keeps (`kept_link`: put back
-/// already) or one where no agent may write is followed; a link an agent made where it may
-/// write gives way to a folder, and a folder that is gone is made again, owner only (neither
-/// for a path that was absent: it is absent still). A change where no agent may write is a
-/// person's: `changed`.
-FolderCheck put_folder_back(const GuardedFile& was,
-                            const NamedProgramPlaces& places,
-                            const std::function<bool(const std::filesystem::path&)>& kept_link);
+/// Walks to the folder `was` was in (`leads_to`, resolved when taken, so a folder at every
+/// step), a component at a time from `/`, each through the descriptor of the one before, so
+/// nothing an agent swaps meanwhile can lead it elsewhere; and holds it. On the way, a link
+/// an agent made where it may write gives way to a folder, and a folder that is gone is made
+/// again, owner only (neither for a path that was absent: it is absent still, and a line says
+/// so when a link was removed). A change where no agent may write is a person's: `changed`.
+/// The links a person has on the path as the settings name it are kept entries of their own.
+FolderCheck put_folder_back(const GuardedFile& was, const NamedProgramPlaces& places);
 
 }  // namespace board::orchestrator

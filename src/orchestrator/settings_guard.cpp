@@ -436,20 +436,32 @@ std::vector<std::string> SettingsGuard::recover(const fs::path& changed_dir) {
     for (const auto& f : entries)
         if (is_settings_file(f.path) || is_claude_state(f.path)) settings.push_back(f);
     const auto may_be_named = named_or_on_the_way(settings, named_);
-    // In the kept order: a link on the way is put back before what lies beyond it.
-    std::vector<GuardedFile> before;
-    for (auto& f : entries) {
-        // Named, on the way to a guarded path, or the file a kept link leads to (as the kept
-        // link says, not as the disk the dead run's agent last shaped says).
-        const bool led_to = std::any_of(before.begin(), before.end(), [&](const GuardedFile& l) {
-            return l.kind == GuardedFile::Kind::link && l.leads_to &&
-                   (l.path.parent_path() / l.content).lexically_normal() == f.path;
-        });
-        if (is_settings_file(f.path) || is_claude_state(f.path) ||
-            (f.leads_to && lies_where_agents_write(*f.leads_to, named_) &&
-             (led_to || may_be_named.contains(f.path.string()))))
-            before.push_back(std::move(f));
+    // Named, or a guarded path, or the file a kept link leads to (as the kept link says, not
+    // as the disk the dead run's agent last shaped says); then the links on the way to those.
+    std::vector<bool> believed(entries.size());
+    std::vector<const GuardedFile*> links_believed;
+    const auto may_lie_here = [&](const GuardedFile& f) {
+        return f.leads_to && lies_where_agents_write(*f.leads_to, named_);
+    };
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const GuardedFile& f = entries[i];
+        const bool led_to =
+            std::any_of(links_believed.begin(), links_believed.end(), [&](const GuardedFile* link) {
+                return (link->path.parent_path() / link->content).lexically_normal() == f.path;
+            });
+        believed[i] = is_settings_file(f.path) || is_claude_state(f.path) ||
+                      (may_lie_here(f) && (led_to || may_be_named.contains(f.path.string())));
+        if (believed[i] && f.kind == GuardedFile::Kind::link) links_believed.push_back(&f);
     }
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (believed[i] || entries[i].kind != GuardedFile::Kind::link || !may_lie_here(entries[i]))
+            continue;
+        for (std::size_t j = 0; j < entries.size() && !believed[i]; ++j)
+            believed[i] = believed[j] && j != i && path_is_within(entries[j].path, entries[i].path);
+    }
+    std::vector<GuardedFile> before;  // in the kept order
+    for (std::size_t i = 0; i < entries.size(); ++i)
+        if (believed[i]) before.push_back(std::move(entries[i]));
     auto lines = put_back_locked(before, changed_dir);
     if (owed_) {
         before_ = std::move(before);  // still not put back: the next run's end tries again
@@ -478,13 +490,11 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
         fs::path where = was.path;
         HeldFolder held;
         if (!settings || was.leads_to) {
-            const auto kept_link = [&](const fs::path& path) {
-                return std::any_of(before.begin(), before.end(), [&](const GuardedFile& f) {
-                    return f.kind == GuardedFile::Kind::link && f.path == path;
-                });
-            };
-            FolderCheck folder = put_folder_back(was, named_, kept_link);
-            if (folder.outcome == FolderCheck::Outcome::gone) continue;  // absent, as it was
+            FolderCheck folder = put_folder_back(was, named_);
+            if (folder.outcome == FolderCheck::Outcome::gone) {  // absent, as it was
+                if (!folder.line.empty()) lines.push_back(std::move(folder.line));
+                continue;
+            }
             if (folder.outcome != FolderCheck::Outcome::held) {
                 lines.push_back(std::move(folder.line));
                 // The baseline is held, and the next put-back tries again; a person's change
@@ -498,8 +508,12 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
         auto now = guarded_state(where);
         std::optional<std::string> changed_text;
         if (now) {
-            changed_text =
-                now->kind == GuardedFile::Kind::file ? std::optional{now->content} : now->link_text;
+            // A link's own text only: what it leads to may be a file no agent may read (the
+            // board's token), and what is kept here is within their reach.
+            if (now->kind == GuardedFile::Kind::file)
+                changed_text = now->content;
+            else if (now->kind == GuardedFile::Kind::link)
+                changed_text = "a link to " + now->content + "\n";
             as_taken(*now, was);
         }
         if (now && *now == was) continue;
