@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <unordered_set>
 
 namespace board::orchestrator {
@@ -135,6 +136,11 @@ fs::path path_held(int fd) {
 
 }  // namespace
 
+fs::path link_leads_to(const GuardedFile& link) {
+    const fs::path from = link.leads_to ? fs::path{*link.leads_to} : link.path.parent_path();
+    return (from / link.content).lexically_normal();
+}
+
 bool lies_where_agents_write(const fs::path& folder, const NamedProgramPlaces& places) {
     return !folder.empty() &&
            std::any_of(places.writable.begin(), places.writable.end(), [&](const auto& place) {
@@ -169,8 +175,9 @@ std::vector<GuardedFile> led_to_by(const fs::path& path, const NamedProgramPlace
     for (int hop = 0; hop < most_links; ++hop) {
         std::error_code ec;
         const fs::path content = fs::read_symlink(at, ec);
-        if (ec) break;
-        const fs::path next = (at.parent_path() / content).lexically_normal();
+        const fs::path from = real_folder_of(at);  // a `..` in it counts from there
+        if (ec || from.empty()) break;
+        const fs::path next = (from / content).lexically_normal();
         for (auto& link : links_on_the_way(next, places)) kept.push_back(std::move(link));
         const fs::path folder = real_folder_of(next);
         const bool writable = lies_where_agents_write(folder, places);
@@ -240,6 +247,22 @@ NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
                 continue;
             }
             if (!runs_as_program(*state)) continue;
+            if (state->kind == GuardedFile::Kind::absent) {
+                // Kept absent only in the settings' own folder (`hooks/check.sh`), where the
+                // tool's files are; not counted as a program. A script an approval names in
+                // shared temp (`Bash(python3 /tmp/t.py)`) is a run's own to make.
+                std::error_code own_ec;
+                const fs::path own = file.leads_to
+                                         ? fs::path{*file.leads_to}
+                                         : fs::weakly_canonical(file.path.parent_path(), own_ec);
+                if (!writable(folder) || !path_is_within(folder, own)) continue;
+                for (auto& link : links)
+                    if (!guarded_already(link.path) && seen.insert(link.path.string()).second)
+                        keep(std::move(link));
+                state->leads_to = folder.string();
+                keep(std::move(*state));
+                continue;
+            }
             ++programs;
             for (auto& link : links) {
                 if (!guarded_already(link.path) && seen.insert(link.path.string()).second)
@@ -296,7 +319,9 @@ std::vector<GuardedFile> with_its_way(GuardedFile file, const NamedProgramPlaces
     return way;
 }
 
-FolderCheck put_folder_back(const GuardedFile& was, const NamedProgramPlaces& places) {
+FolderCheck put_folder_back(const GuardedFile& was,
+                            const NamedProgramPlaces& places,
+                            const std::function<bool(const fs::path&)>& kept_link) {
     FolderCheck check;
     const auto said = [&](FolderCheck::Outcome outcome, const std::string& why) {
         check.outcome = outcome;
@@ -328,8 +353,18 @@ FolderCheck put_folder_back(const GuardedFile& was, const NamedProgramPlaces& pl
 
         struct stat st {};
 
-        const int found =
-            ::fstatat(at.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
+        int found = ::fstatat(at.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
+        if (found == EACCES && lies_where_agents_write(path_held(at.get()), places)) {
+            // An agent may take the owner's rights away (Landlock does not guard chmod).
+            const fs::path through = fs::path{"/proc/self/fd"} / std::to_string(at.get());
+
+            struct stat own {};
+
+            if (::stat(through.c_str(), &own) == 0 && own.st_uid == ::geteuid() &&
+                ::chmod(through.c_str(), (own.st_mode & 07777) | S_IRWXU) == 0)
+                found =
+                    ::fstatat(at.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
+        }
         if (found == 0 && S_ISDIR(st.st_mode)) {
             at = open_part(O_NOFOLLOW);
             continue;
@@ -349,7 +384,8 @@ FolderCheck put_folder_back(const GuardedFile& was, const NamedProgramPlaces& pl
         if (!make) {
             // Absent it was, and absent it is: nothing to put back, no folder made for it; a
             // link an agent made on its way goes.
-            if (link && agents_write_here && ::unlinkat(at.get(), part.c_str(), 0) == 0)
+            if (link && agents_write_here && !kept_link(so_far) &&
+                ::unlinkat(at.get(), part.c_str(), 0) == 0)
                 check.line = fmt::format(
                     "{}: a link an agent made on its way ({}) was removed after its run",
                     was.path.string(),

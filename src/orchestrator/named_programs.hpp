@@ -61,6 +61,10 @@ std::unordered_set<std::string> named_or_on_the_way(const std::vector<GuardedFil
 /// an agent may write it).
 void as_taken(GuardedFile& now, const GuardedFile& was);
 
+/// The path the link entry `link` leads to, as taken: its text read from the folder it was in
+/// (`leads_to`, resolved), lexically normal.
+std::filesystem::path link_leads_to(const GuardedFile& link);
+
 /// The folder `place` is in (resolved) lies where an agent may write.
 bool lies_where_agents_write(const std::filesystem::path& folder, const NamedProgramPlaces& places);
 
@@ -100,8 +104,13 @@ struct FolderCheck {
 /// nothing an agent swaps meanwhile can lead it elsewhere; and holds it. On the way, a link
 /// an agent made where it may write gives way to a folder, and a folder that is gone is made
 /// again, owner only (neither for a path that was absent: it is absent still, and a line says
-/// so when a link was removed). A change where no agent may write is a person's: `changed`.
-/// The links a person has on the path as the settings name it are kept entries of their own.
-FolderCheck put_folder_back(const GuardedFile& was, const NamedProgramPlaces& places);
+/// so when a link was removed; not one the baseline keeps, `kept_link`, a person's link to a
+/// folder not made yet). A change where no agent may write is a person's: `changed`. The links
+/// a person has on the path as the settings name it are kept entries of their own. An agent
+/// that took the owner's rights away from a folder on the way where it may write has them
+/// given back.
+FolderCheck put_folder_back(const GuardedFile& was,
+                            const NamedProgramPlaces& places,
+                            const std::function<bool(const std::filesystem::path&)>& kept_link);
 
 }  // namespace board::orchestrator

@@ -71,6 +71,7 @@ void RunContext::confine_runs() {
     writing_places = std::make_shared<KeptWritingPlaces>(confinement.rules.writable);
     NamedProgramPlaces named;
     named.writable = confinement.rules.writable;
+    named.hidden = confinement.rules.hidden;
     if (const char* home = std::getenv("HOME"); home && *home) named.home = home;
     for (const char* variable : {"CLAUDE_CONFIG_DIR", "CODEX_HOME"})
         if (const char* folder = std::getenv(variable); folder && *folder == '/')

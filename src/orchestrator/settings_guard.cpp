@@ -105,8 +105,10 @@ std::optional<GuardedFile> guarded_state(const fs::path& path) {
         state.link_text = read_whole_file(path, AT_FDCWD, max_settings_bytes);
         return state;
     }
-    auto text = read_whole_file(path, AT_FDCWD, max_settings_bytes);
-    if (!text) return std::nullopt;  // a folder, a device, too big: nothing to put back
+    // Not through a link put in its place since the look above (another run's agent): what
+    // it leads to may be a file no agent may read, and a changed text is kept where they can.
+    auto text = read_whole_file(path, AT_FDCWD, max_settings_bytes, LinkAtName::refused);
+    if (!text) return std::nullopt;  // a folder, a device, too big, a link now: put back
     state.kind = GuardedFile::Kind::file;
     state.content = std::move(*text);
     return state;
@@ -322,11 +324,9 @@ std::string_view SettingsGuard::role_of(const GuardedFile& was,
         }))
         return "it is on the way to what";
     if (std::any_of(before.begin(), before.end(), [&](const GuardedFile& link) {
-            std::error_code ec;
-            return link.kind == GuardedFile::Kind::link && is_settings_file(link.path) &&
-                   fs::weakly_canonical(link.path, ec) == was.path;
+            return link.kind == GuardedFile::Kind::link && link_leads_to(link) == was.path;
         }))
-        return "a tool's settings lead to it: it names programs";
+        return "a guarded link leads to it, and it holds what";
     return "its settings name it as a program";
 }
 
@@ -379,6 +379,16 @@ void SettingsGuard::begin() {
             unread_.push_back(path);
         else
             now.push_back(std::move(state));
+    }
+    // What a link leads to is kept on disk where agents read: never a file hidden from them
+    // (the board's token), should a link to one be there when the runs begin.
+    for (auto& entry : now) {
+        std::error_code ec;
+        if (entry.kind == GuardedFile::Kind::link && !named_.hidden.empty() &&
+            std::find(named_.hidden.begin(),
+                      named_.hidden.end(),
+                      fs::weakly_canonical(entry.path, ec)) != named_.hidden.end())
+            entry.link_text.reset();
     }
     auto named = take_named_programs(now, named_, [&](const fs::path& path) {
         return is_claude_state(path) || taken.contains(path.string());
@@ -447,7 +457,7 @@ std::vector<std::string> SettingsGuard::recover(const fs::path& changed_dir) {
         const GuardedFile& f = entries[i];
         const bool led_to =
             std::any_of(links_believed.begin(), links_believed.end(), [&](const GuardedFile* link) {
-                return (link->path.parent_path() / link->content).lexically_normal() == f.path;
+                return link_leads_to(*link) == f.path;
             });
         believed[i] = is_settings_file(f.path) || is_claude_state(f.path) ||
                       (may_lie_here(f) && (led_to || may_be_named.contains(f.path.string())));
@@ -490,7 +500,12 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
         fs::path where = was.path;
         HeldFolder held;
         if (!settings || was.leads_to) {
-            FolderCheck folder = put_folder_back(was, named_);
+            const auto kept_link = [&](const fs::path& path) {
+                return std::any_of(before.begin(), before.end(), [&](const GuardedFile& f) {
+                    return f.kind == GuardedFile::Kind::link && f.path == path;
+                });
+            };
+            FolderCheck folder = put_folder_back(was, named_, kept_link);
             if (folder.outcome == FolderCheck::Outcome::gone) {  // absent, as it was
                 if (!folder.line.empty()) lines.push_back(std::move(folder.line));
                 continue;

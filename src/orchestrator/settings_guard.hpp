@@ -43,11 +43,13 @@ using NamingVariables = std::vector<std::pair<std::string, std::filesystem::path
 
 /// Where the files guarded settings name can be changed by an agent: the places every confined
 /// run may write (canonical), the home `~` and `$HOME` stand for, and the tools' own folders
-/// their variables stand for.
+/// their variables stand for; and the files no agent may read (canonical), whose text is never
+/// kept.
 struct NamedProgramPlaces {
     std::vector<std::filesystem::path> writable;
     std::filesystem::path home;
     NamingVariables variables;
+    std::vector<std::filesystem::path> hidden;
 };
 
 class SettingsGuard {

@@ -70,9 +70,11 @@ std::string write_file_atomically(const std::filesystem::path& file,
 
 std::optional<std::string> read_whole_file(const std::filesystem::path& file,
                                            int dir_fd,
-                                           std::size_t max_bytes) {
+                                           std::size_t max_bytes,
+                                           LinkAtName at_name) {
     // O_NONBLOCK: opening a FIFO for reading would wait for a writer.
-    UniqueFd fd{::openat(dir_fd, file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+    const int no_link = at_name == LinkAtName::refused ? O_NOFOLLOW : 0;
+    UniqueFd fd{::openat(dir_fd, file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | no_link)};
     if (!fd) return std::nullopt;
 
     struct stat st {};

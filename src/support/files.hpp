@@ -27,13 +27,17 @@ std::string write_file_atomically(const std::filesystem::path& file,
                                   Durability durability = Durability::synced,
                                   mode_t mode = 0644);
 
+/// Whether a read follows a symbolic link at the file's own name.
+enum class LinkAtName { followed, refused };
+
 /// The whole of `file` (relative paths resolve against `dir_fd`, e.g. AT_FDCWD), or nullopt
 /// when it cannot be opened or read, is not a regular file (a FIFO would block the reader, a
-/// device never end), or holds more than `max_bytes`.
+/// device never end), holds more than `max_bytes`, or is a link `at_name` refuses.
 std::optional<std::string> read_whole_file(
     const std::filesystem::path& file,
     int dir_fd = AT_FDCWD,
-    std::size_t max_bytes = std::numeric_limits<std::size_t>::max());
+    std::size_t max_bytes = std::numeric_limits<std::size_t>::max(),
+    LinkAtName at_name = LinkAtName::followed);
 
 /// `path` opened with `flags` (close-on-exec, the last component not followed) in one call
 /// when none of its components, the last one included, is a symbolic link; -1 otherwise, with

@@ -52,6 +52,11 @@ TEST_CASE("a whole file is read relative to a folder, or not at all", "[files]")
     REQUIRE(folder);
     CHECK(read_whole_file("a.txt", folder.get())->size() == 100'000);
     CHECK_FALSE(read_whole_file("missing.txt", folder.get()));
+    // A link at the name itself is followed unless refused.
+    fs::create_symlink("a.txt", dir / "link.txt");
+    CHECK(read_whole_file("link.txt", folder.get())->size() == 100'000);
+    CHECK_FALSE(read_whole_file("link.txt", folder.get(), 1u << 20, LinkAtName::refused));
+    CHECK(read_whole_file("a.txt", folder.get(), 1u << 20, LinkAtName::refused)->size() == 100'000);
     // A file that says it is empty but is not (as /proc files do) is still read whole.
     const auto cmdline = read_whole_file("/proc/self/cmdline");
     REQUIRE(cmdline);
