@@ -255,10 +255,10 @@ NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
                 const fs::path own = file.leads_to
                                          ? fs::path{*file.leads_to}
                                          : fs::weakly_canonical(file.path.parent_path(), own_ec);
-                if (!writable(folder) || !path_is_within(folder, own)) continue;
-                for (auto& link : links)
+                for (auto& link : links)  // a person's, wherever the script would be
                     if (!guarded_already(link.path) && seen.insert(link.path.string()).second)
                         keep(std::move(link));
+                if (!writable(folder) || !path_is_within(folder, own)) continue;
                 state->leads_to = folder.string();
                 keep(std::move(*state));
                 continue;

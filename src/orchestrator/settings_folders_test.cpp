@@ -380,3 +380,50 @@ TEST_CASE("a person's link to a tool's folder not made yet is left as it is", "[
     }
     CHECK(fs::read_symlink(config) == at.temp / "not-made-yet");
 }
+
+TEST_CASE("a person's link on the way to a script not there yet is kept", "[guard]") {
+    const Places at;
+    const fs::path config = at.temp / "claude";
+    fs::create_directories(config);
+    fs::create_directories(at.person / "dotfiles-tools");
+    fs::create_directory_symlink(at.person / "dotfiles-tools", at.temp / "tools");
+    const fs::path settings = config / "settings.json";
+    write_file_atomically(
+        settings, R"({"hooks":{"Stop":")" + (at.temp / "tools" / "check.sh").string() + R"("}})");
+    auto guard = at.guard(settings);
+    {
+        SettingsGuard::Run run{guard};
+        fs::create_directories(at.temp / "agent-tools");
+        write_file_atomically(at.temp / "agent-tools" / "check.sh", "PWNED\n");
+        fs::remove(at.temp / "tools");
+        fs::create_directory_symlink(at.temp / "agent-tools", at.temp / "tools");
+        const auto lines = run.put_back(at.scratch.path() / "changed");
+        REQUIRE(lines.size() == 1);
+        CHECK_THAT(lines[0], Catch::Contains("tools was changed during an agent's run: put back"));
+    }
+    CHECK(fs::read_symlink(at.temp / "tools") == at.person / "dotfiles-tools");
+    CHECK_FALSE(fs::exists(at.temp / "tools" / "check.sh"));
+}
+
+TEST_CASE("the text of a hidden file a settings link leads to is never kept", "[guard]") {
+    Places at;
+    const fs::path token = at.person / "http-token";
+    write_file_atomically(token, "s3cr3t-token\n", Durability::synced, 0600);
+    at.places.hidden = {fs::canonical(token)};
+    const fs::path config = at.temp / "claude";
+    fs::create_directories(config);
+    fs::create_symlink(token, at.temp / "middle");  // through a link between, too
+    const fs::path settings = config / "settings.json";
+    const fs::path local = config / "settings.local.json";
+    fs::create_symlink(token, settings);
+    fs::create_symlink(at.temp / "middle", local);
+    const fs::path kept = at.scratch.path() / "kept.json";
+    auto guard = std::make_shared<SettingsGuard>(
+        std::vector<fs::path>{settings, local}, kept, std::vector<fs::path>{}, at.places);
+    SettingsGuard::Run run{guard};
+    const auto kept_text = read_whole_file(kept);
+    REQUIRE(kept_text);
+    CHECK(kept_text->find("s3cr3t") == std::string::npos);
+    CHECK_THAT(*kept_text, Catch::Contains("settings.local.json"));
+    (void)run.put_back(at.scratch.path() / "changed");
+}

@@ -3,6 +3,7 @@
 #include "orchestrator/named_programs.hpp"
 #include "orchestrator/state_members.hpp"
 #include "support/files.hpp"
+#include "support/unique_fd.hpp"
 
 #include <board/board_dir.hpp>
 #include <board/sandbox.hpp>
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <system_error>
 #include <thread>
@@ -312,6 +314,23 @@ bool SettingsGuard::is_claude_state(const fs::path& path) const {
     return std::find(claude_states_.begin(), claude_states_.end(), path) != claude_states_.end();
 }
 
+std::optional<std::string> SettingsGuard::text_unless_hidden(const fs::path& path) const {
+    const UniqueFd file{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+
+    struct stat opened {};
+
+    if (!file || ::fstat(file.get(), &opened) != 0 || !S_ISREG(opened.st_mode)) return std::nullopt;
+    for (const fs::path& hidden : named_.hidden) {
+        struct stat st {};
+
+        if (::stat(hidden.c_str(), &st) == 0 && st.st_dev == opened.st_dev &&
+            st.st_ino == opened.st_ino)
+            return std::nullopt;
+    }
+    return read_whole_file(
+        fs::path{"/proc/self/fd"} / std::to_string(file.get()), AT_FDCWD, max_settings_bytes);
+}
+
 bool SettingsGuard::is_settings_file(const fs::path& path) const {
     return std::find(files_.begin(), files_.end(), path) != files_.end();
 }
@@ -381,15 +400,10 @@ void SettingsGuard::begin() {
             now.push_back(std::move(state));
     }
     // What a link leads to is kept on disk where agents read: never a file hidden from them
-    // (the board's token), should a link to one be there when the runs begin.
-    for (auto& entry : now) {
-        std::error_code ec;
-        if (entry.kind == GuardedFile::Kind::link && !named_.hidden.empty() &&
-            std::find(named_.hidden.begin(),
-                      named_.hidden.end(),
-                      fs::weakly_canonical(entry.path, ec)) != named_.hidden.end())
-            entry.link_text.reset();
-    }
+    // (the board's token), should a link to one be there when the runs begin. Read again
+    // from the file opened and checked, so no link turned meanwhile can slip one in.
+    for (auto& entry : now)
+        if (entry.kind == GuardedFile::Kind::link) entry.link_text = text_unless_hidden(entry.path);
     auto named = take_named_programs(now, named_, [&](const fs::path& path) {
         return is_claude_state(path) || taken.contains(path.string());
     });

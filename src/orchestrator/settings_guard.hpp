@@ -108,6 +108,8 @@ private:
                                              const std::filesystem::path& changed_dir);
     bool is_claude_state(const std::filesystem::path& path) const;
     bool is_settings_file(const std::filesystem::path& path) const;
+    /// The text of the file `path` leads to, unless it is one of `named_.hidden`.
+    std::optional<std::string> text_unless_hidden(const std::filesystem::path& path) const;
     /// Why `was` is guarded, for a put-back's note: "<role> the tool runs, ...".
     std::string_view role_of(const GuardedFile& was, const std::vector<GuardedFile>& before) const;
 
