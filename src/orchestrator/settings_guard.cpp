@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -509,8 +510,16 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
             continue;
         }
         const bool settings = is_settings_file(was.path);
+
         // Read and written through the folder it was in, held (not a settings file an older
         // daemon kept: it has no folder).
+        // Absent it was, and absent it is as the tool looks for it: nothing to walk to (the
+        // common case, at every run's end, for the tools a person does not use).
+        struct stat seen {};
+
+        if (was.kind == GuardedFile::Kind::absent && ::lstat(was.path.c_str(), &seen) != 0 &&
+            (errno == ENOENT || errno == ENOTDIR))
+            continue;
         fs::path where = was.path;
         HeldFolder held;
         if (!settings || was.leads_to) {
