@@ -1,5 +1,6 @@
 #include "orchestrator/named_programs.hpp"
 
+#include "support/files.hpp"
 #include "support/utf8.hpp"
 
 #include <board/sandbox.hpp>
@@ -127,10 +128,18 @@ GuardedFile link_at(const fs::path& path, const fs::path& folder) {
     return link;
 }
 
+/// The folder `path` is in, resolved as far as it exists (an absent file's folder may be
+/// absent too); empty when it cannot be.
+fs::path folder_as_taken(const fs::path& path) {
+    std::error_code ec;
+    fs::path folder = fs::weakly_canonical(path.parent_path(), ec);
+    return ec ? fs::path{} : folder;
+}
+
 /// What the kernel says `fd` holds (empty when /proc cannot say).
 fs::path path_held(int fd) {
     std::error_code ec;
-    fs::path held = fs::read_symlink(fs::path{"/proc/self/fd"} / std::to_string(fd), ec);
+    fs::path held = fs::read_symlink(path_of_descriptor(fd), ec);
     return ec ? fs::path{} : held;
 }
 
@@ -219,6 +228,12 @@ NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
         }
         named.kept.push_back(std::move(entry));
     };
+    // Each of `entries` not kept already, as a settings file or for another program.
+    const auto keep_new = [&](std::vector<GuardedFile> entries) {
+        for (auto& entry : entries)
+            if (!guarded_already(entry.path) && seen.insert(entry.path.string()).second)
+                keep(std::move(entry));
+    };
     for (const GuardedFile& file : settings) {
         for (const fs::path& path : paths_named_in(text_of(file), places.home, places.variables)) {
             if (guarded_already(path) || !seen.insert(path.string()).second) continue;
@@ -233,9 +248,7 @@ NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
                 return named;
             }
             std::vector<GuardedFile> links = links_on_the_way(path, places);
-            std::error_code ec;
-            // Resolved as far as it exists: an absent program's folder may be absent too.
-            const fs::path folder = fs::weakly_canonical(path.parent_path(), ec);
+            const fs::path folder = folder_as_taken(path);
             if (links.empty() && !writable(folder)) continue;
             auto state = guarded_state(path);
             if (!state) {
@@ -251,29 +264,20 @@ NamedPrograms take_named_programs(const std::vector<GuardedFile>& settings,
                 // Kept absent only in the settings' own folder (`hooks/check.sh`), where the
                 // tool's files are; not counted as a program. A script an approval names in
                 // shared temp (`Bash(python3 /tmp/t.py)`) is a run's own to make.
-                std::error_code own_ec;
-                const fs::path own = file.leads_to
-                                         ? fs::path{*file.leads_to}
-                                         : fs::weakly_canonical(file.path.parent_path(), own_ec);
-                for (auto& link : links)  // a person's, wherever the script would be
-                    if (!guarded_already(link.path) && seen.insert(link.path.string()).second)
-                        keep(std::move(link));
+                const fs::path own =
+                    file.leads_to ? fs::path{*file.leads_to} : folder_as_taken(file.path);
+                keep_new(links);  // a person's, wherever the script would be
                 if (!writable(folder) || !path_is_within(folder, own)) continue;
                 state->leads_to = folder.string();
                 keep(std::move(*state));
                 continue;
             }
             ++programs;
-            for (auto& link : links) {
-                if (!guarded_already(link.path) && seen.insert(link.path.string()).second)
-                    keep(std::move(link));
-            }
+            keep_new(links);
             if (!writable(folder)) continue;
             if (state->kind == GuardedFile::Kind::link) {
                 keep(link_at(path, folder));
-                for (auto& beyond : led_to_by(path, places))
-                    if (!guarded_already(beyond.path) && seen.insert(beyond.path.string()).second)
-                        keep(std::move(beyond));
+                keep_new(led_to_by(path, places));
                 continue;
             }
             state->leads_to = folder.string();
@@ -309,8 +313,7 @@ void as_taken(GuardedFile& now, const GuardedFile& was) {
 
 std::vector<GuardedFile> with_its_way(GuardedFile file, const NamedProgramPlaces& places) {
     std::vector<GuardedFile> way = links_on_the_way(file.path, places);
-    std::error_code ec;
-    if (const fs::path folder = fs::weakly_canonical(file.path.parent_path(), ec); !ec)
+    if (const fs::path folder = folder_as_taken(file.path); !folder.empty())
         file.leads_to = folder.string();
     std::vector<GuardedFile> beyond;
     if (file.kind == GuardedFile::Kind::link) beyond = led_to_by(file.path, places);
@@ -356,7 +359,7 @@ FolderCheck put_folder_back(const GuardedFile& was,
         int found = ::fstatat(at.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : errno;
         if (found == EACCES && lies_where_agents_write(path_held(at.get()), places)) {
             // An agent may take the owner's rights away (Landlock does not guard chmod).
-            const fs::path through = fs::path{"/proc/self/fd"} / std::to_string(at.get());
+            const fs::path through = path_of_descriptor(at.get());
 
             struct stat own {};
 
@@ -408,7 +411,7 @@ FolderCheck put_folder_back(const GuardedFile& was,
         return said(FolderCheck::Outcome::refused, "cannot be checked (/proc is not mounted)");
     if (holds != folder) return said(FolderCheck::Outcome::refused, "leads to " + holds.string());
     check.outcome = FolderCheck::Outcome::held;
-    check.folder.through = fs::path{"/proc/self/fd"} / std::to_string(at.get());
+    check.folder.through = path_of_descriptor(at.get());
     check.folder.fd = std::move(at);
     return check;
 }

@@ -328,8 +328,7 @@ std::optional<std::string> SettingsGuard::text_unless_hidden(const fs::path& pat
             st.st_ino == opened.st_ino)
             return std::nullopt;
     }
-    return read_whole_file(
-        fs::path{"/proc/self/fd"} / std::to_string(file.get()), AT_FDCWD, max_settings_bytes);
+    return read_whole_file(path_of_descriptor(file.get()), AT_FDCWD, max_settings_bytes);
 }
 
 bool SettingsGuard::is_settings_file(const fs::path& path) const {
@@ -511,8 +510,6 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
         }
         const bool settings = is_settings_file(was.path);
 
-        // Read and written through the folder it was in, held (not a settings file an older
-        // daemon kept: it has no folder).
         // Absent it was, and absent it is as the tool looks for it: nothing to walk to (the
         // common case, at every run's end, for the tools a person does not use).
         struct stat seen {};
@@ -520,6 +517,8 @@ std::vector<std::string> SettingsGuard::put_back_locked(const std::vector<Guarde
         if (was.kind == GuardedFile::Kind::absent && ::lstat(was.path.c_str(), &seen) != 0 &&
             (errno == ENOENT || errno == ENOTDIR))
             continue;
+        // Read and written through the folder it was in, held (not a settings file an older
+        // daemon kept: it has no folder).
         fs::path where = was.path;
         HeldFolder held;
         if (!settings || was.leads_to) {

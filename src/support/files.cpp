@@ -68,6 +68,10 @@ std::string write_file_atomically(const std::filesystem::path& file,
     return {};
 }
 
+std::filesystem::path path_of_descriptor(int fd) {
+    return std::filesystem::path{"/proc/self/fd"} / std::to_string(fd);
+}
+
 std::optional<std::string> read_whole_file(const std::filesystem::path& file,
                                            int dir_fd,
                                            std::size_t max_bytes,

@@ -45,6 +45,10 @@ std::optional<std::string> read_whole_file(
 /// openat2), for the caller to take a slower way that says which part is a link.
 int open_with_no_link_on_the_way(const std::filesystem::path& path, int flags, mode_t mode = 0);
 
+/// The path that reaches the file `fd` holds again, whatever its own path names by now
+/// (`/proc/self/fd/N`): for reads, writes and `*at`-less calls pinned to an opened file.
+std::filesystem::path path_of_descriptor(int fd);
+
 /// The identity of a file when it was read: a replace changes the inode, an append the size,
 /// any write the ctime, which (unlike the mtime) nothing sets back (`cp -p`, `touch -d`).
 struct FileStamp {
