@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -34,6 +35,39 @@ std::unordered_multiset<pid_t>& launching_threads() {
 std::vector<pid_t>& swept_threads() {
     static std::vector<pid_t> threads;
     return threads;
+}
+
+/// `/proc/PID/environ` reads empty while a process is inside execve (its new memory has no
+/// environment yet), so a helper of a run still going that execs at the instant of a sweep
+/// would pass for a stray. A child whose environment reads empty is judged by later sweeps;
+/// one that reads empty for this long has none (started with `env -i`) and is a stray.
+constexpr auto environment_unread_for_at_most = std::chrono::milliseconds{500};
+
+/// The children whose environment read empty, since when (sweep_strays keeps those still so).
+std::unordered_map<pid_t, std::chrono::steady_clock::time_point>& unread_since() {
+    static std::unordered_map<pid_t, std::chrono::steady_clock::time_point> since;
+    return since;
+}
+
+/// The text of /proc/PID/environ; nullopt when it cannot be read or reads empty.
+std::optional<std::string> environment_of(pid_t pid) {
+    // An environment is at most a few hundred kilobytes (ARG_MAX).
+    auto text = read_whole_file(
+        "/proc/" + std::to_string(pid) + "/environ", AT_FDCWD, std::size_t{1} << 20);
+    if (!text || text->empty()) return std::nullopt;
+    return text;
+}
+
+RunOfProcess run_in_environment(const std::string& text) {
+    RunOfProcess found;
+    for (std::size_t at = 0; at < text.size();) {
+        const auto end = std::min(text.find('\0', at), text.size());
+        const std::string_view entry{text.data() + at, end - at};
+        if (entry.starts_with("BOARD_RUN=")) found.run = entry.substr(10);
+        if (entry.starts_with("BOARD_TICKET_DIR=")) found.ticket_dir = entry.substr(17);
+        at = end + 1;
+    }
+    return found;
 }
 
 /// Every process launched and not yet waited for, with the run it works for.
@@ -142,20 +176,8 @@ std::vector<Child> children() {
 }  // namespace
 
 RunOfProcess run_of_process(pid_t pid) {
-    // An environment is at most a few hundred kilobytes (ARG_MAX).
-    const auto environ_text = read_whole_file(
-        "/proc/" + std::to_string(pid) + "/environ", AT_FDCWD, std::size_t{1} << 20);
-    if (!environ_text) return {};
-    const std::string& text = *environ_text;
-    RunOfProcess found;
-    for (std::size_t at = 0; at < text.size();) {
-        const auto end = std::min(text.find('\0', at), text.size());
-        const std::string_view entry{text.data() + at, end - at};
-        if (entry.starts_with("BOARD_RUN=")) found.run = entry.substr(10);
-        if (entry.starts_with("BOARD_TICKET_DIR=")) found.ticket_dir = entry.substr(17);
-        at = end + 1;
-    }
-    return found;
+    const auto text = environment_of(pid);
+    return text ? run_in_environment(*text) : RunOfProcess{};
 }
 
 bool become_subreaper() {
@@ -220,6 +242,8 @@ StraySweep sweep_strays() {
     const std::lock_guard lock{registry_mutex};
     const auto& ours = launched();
     const auto& launching = launching_threads();
+    const auto now = std::chrono::steady_clock::now();
+    std::unordered_map<pid_t, std::chrono::steady_clock::time_point> still_unread;
     for (const auto& [pid, thread] : children()) {
         if (ours.count(pid) != 0) continue;
         // Perhaps a launch not noted yet: a child of a thread launching now, or any child
@@ -239,11 +263,22 @@ StraySweep sweep_strays() {
         // Still in the group or session of a process we run, or working for a run still
         // going: part of a run that goes on.
         if (ours.count(stat->group) != 0 || ours.count(stat->session) != 0) continue;
-        if (run_is_going(ours, run_of_process(pid))) continue;
+        if (const auto environment = environment_of(pid)) {
+            if (run_is_going(ours, run_in_environment(*environment))) continue;
+        } else {
+            const auto seen = unread_since().find(pid);
+            const auto since = seen == unread_since().end() ? now : seen->second;
+            if (now - since < environment_unread_for_at_most) {
+                still_unread.emplace(pid, since);
+                sweep.deferred = true;
+                continue;
+            }
+        }
         if (stat->group == pid) ::kill(-pid, SIGKILL);
         ::kill(pid, SIGKILL);
         ++sweep.stopped;
     }
+    unread_since() = std::move(still_unread);
     return sweep;
 }
 

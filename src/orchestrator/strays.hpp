@@ -32,7 +32,7 @@ struct RunOfProcess {
 };
 
 /// What /proc/PID/environ names; empty when it names no run or cannot be read (the process
-/// ended, or belongs to another user).
+/// ended, belongs to another user, or is inside execve at that instant).
 RunOfProcess run_of_process(pid_t pid);
 
 /// Makes this process the subreaper of its descendants, once per process. False when the
@@ -61,7 +61,9 @@ struct StraySweep {
     int stopped = 0;  ///< strays sent SIGKILL (with their process group when they lead one)
     int reaped = 0;   ///< strays that had ended and were waited for
     /// Children left unjudged: a launch was in flight on the thread whose children they are
-    /// (or the kernel does not say which thread's child each is). Sweep again later.
+    /// (or the kernel does not say which thread's child each is), or a child's environment
+    /// read empty (it may be inside execve; one that stays so for half a second is a stray).
+    /// Sweep again later.
     bool deferred = false;
 
     /// Strays found: a sweep that found none left nothing behind.
