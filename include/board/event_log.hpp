@@ -60,8 +60,6 @@ struct LogError {
     std::string message;
 };
 
-std::string_view to_string(LogError::Kind);
-
 /// What a read noticed that is not an error. Print the warnings; nothing was lost.
 struct ReadReport {
     std::int64_t events = 0;            ///< complete events read (the whole log, for a fold)
@@ -138,8 +136,6 @@ public:
     EventLog& operator=(EventLog&&) noexcept;
     EventLog(const EventLog&) = delete;
     EventLog& operator=(const EventLog&) = delete;
-
-    const std::filesystem::path& path() const;  ///< `<ticket_dir>/events.jsonl`
 
     /// Reads and folds the log. Takes no lock unless it meets a torn tail: then it takes the
     /// writers' lock and looks again, because the "tail" may be a write still in progress.

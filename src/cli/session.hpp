@@ -56,8 +56,6 @@ public:
 
     const Actor& by() const { return by_; }
 
-    bool json() const { return json_; }
-
     bool colour() const { return colour_; }
 
     /// A write's outcome: the ticket (`--json`) or `ID: state`, else the refusal.

@@ -20,24 +20,6 @@ namespace board {
 
 using namespace event_log_detail;
 
-std::string_view to_string(LogError::Kind kind) {
-    switch (kind) {
-        case LogError::Kind::not_found:
-            return "not-found";
-        case LogError::Kind::io:
-            return "io";
-        case LogError::Kind::corrupt:
-            return "corrupt";
-        case LogError::Kind::newer_version:
-            return "newer-version";
-        case LogError::Kind::lock_timeout:
-            return "lock-timeout";
-        case LogError::Kind::invalid_batch:
-            return "invalid-batch";
-    }
-    return "io";
-}
-
 std::string random_event_id() {
     // 128 bits from the kernel on every call: nothing to reseed after a fork.
     std::uint64_t words[2] = {};
@@ -61,7 +43,6 @@ UnixMillis wall_clock_now() {
 
 struct EventLog::Impl {
     std::filesystem::path dir;
-    std::filesystem::path log_path;
     std::string path;
     LogOptions options;
     Scanner scanner;
@@ -79,8 +60,7 @@ struct EventLog::Impl {
 
     Impl(std::filesystem::path ticket_dir, LogOptions opts)
         : dir(std::move(ticket_dir))
-        , log_path(dir / log_file_name)
-        , path(log_path.string())
+        , path((dir / log_file_name).string())
         , options(std::move(opts))
         , scanner(path) {
         if (!options.clock) options.clock = wall_clock_now;
@@ -300,10 +280,6 @@ EventLog::EventLog(std::filesystem::path ticket_dir, LogOptions options)
 EventLog::~EventLog() = default;
 EventLog::EventLog(EventLog&&) noexcept = default;
 EventLog& EventLog::operator=(EventLog&&) noexcept = default;
-
-const std::filesystem::path& EventLog::path() const {
-    return impl_->log_path;
-}
 
 LogResult<Loaded> EventLog::load() {
     return impl_->load();

@@ -117,8 +117,6 @@ public:
 
     const std::string& last_line() const { return capture_->last_line(); }
 
-    int pid() const { return pid_; }
-
 private:
     enum class Stage { running, terminating, killed };
 

@@ -79,8 +79,6 @@ public:
 
     Map& all() { return map_; }
 
-    const Map& all() const { return map_; }
-
 private:
     std::filesystem::path tickets_dir_;
     Reporter& reporter_;
