@@ -280,7 +280,8 @@ asio::awaitable<bool> sweep_while_found(asio::any_io_executor executor) {
 
 /// Sweeps every little while, on its own, until a sweep leaves nothing to a later one: a
 /// sweep that met another run's launch in flight left that thread's unnoted children, which
-/// may hold a stray, and the run that ended does not wait for another's launch.
+/// may hold a stray, and the run that ended does not wait for another's launch; one that met
+/// a child whose environment read empty (inside execve, or none at all) judges it again.
 asio::awaitable<void> sweep_after_launches(asio::any_io_executor executor) {
     asio::steady_timer again{executor};
     for (int pass = 0; pass < 100; ++pass) {

@@ -192,10 +192,10 @@ TEST_CASE("a stray started with an empty environment is still stopped with the r
     // child a little time, never a pass for good.
     Scratch s;
     const auto pid_file = s.dir / "stray.pid";
-    const std::string script = "setsid env -i sh -c 'echo $$ > " + pid_file.string() + ".tmp; mv " +
-                               pid_file.string() + ".tmp " + pid_file.string() +
-                               "; exec sleep 300' & until [ -e " + pid_file.string() +
-                               " ]; do sleep 0.01; done; exit 0";
+    // No shell in between: dash would export PWD into the stray's environment.
+    const std::string script = "setsid env -i sleep 300 & echo $! > " + pid_file.string() +
+                               ".tmp; mv " + pid_file.string() + ".tmp " + pid_file.string() +
+                               "; exit 0";
     const auto out = run_all({shell(s, script, 5s)});
     CHECK(out[0].exit_code == 0);
     const int stray = std::stoi(read_file(pid_file));

@@ -250,6 +250,9 @@ StraySweep sweep_strays() {
         // while a launch is in flight where children cannot be told apart by thread. Judged
         // by a later sweep: it may as well be a stray.
         if (thread != 0 ? launching.count(thread) != 0 : !launching.empty()) {
+            // Not judged: an environment that read empty before keeps its time.
+            if (const auto seen = unread_since().find(pid); seen != unread_since().end())
+                still_unread.insert(*seen);
             sweep.deferred = true;
             continue;
         }

@@ -78,7 +78,8 @@ TEST_CASE("a helper of a run still going is not taken for a stray while it execs
            std::chrono::steady_clock::now() < deadline)
         std::this_thread::yield();
     int sweeps = 0;
-    while (stat_of().find("(sleep)") == std::string::npos && state() != 'Z' &&
+    // Killed, it is a zombie until the next sweep reaps it, then gone ('X').
+    while (stat_of().find("(sleep)") == std::string::npos && state() != 'Z' && state() != 'X' &&
            std::chrono::steady_clock::now() < deadline) {
         (void)sweep_strays();
         ++sweeps;
