@@ -43,9 +43,12 @@ std::vector<pid_t>& swept_threads() {
 /// one that reads empty for this long has none (started with `env -i`) and is a stray.
 constexpr auto environment_unread_for_at_most = std::chrono::milliseconds{500};
 
-/// The children whose environment read empty, since when (sweep_strays keeps those still so).
-std::unordered_map<pid_t, std::chrono::steady_clock::time_point>& unread_since() {
-    static std::unordered_map<pid_t, std::chrono::steady_clock::time_point> since;
+/// Children whose environment read empty, and since when.
+using UnreadSince = std::unordered_map<pid_t, std::chrono::steady_clock::time_point>;
+
+/// Those of the last sweep (sweep_strays keeps the ones still so).
+UnreadSince& unread_since() {
+    static UnreadSince since;
     return since;
 }
 
@@ -243,7 +246,7 @@ StraySweep sweep_strays() {
     const auto& ours = launched();
     const auto& launching = launching_threads();
     const auto now = std::chrono::steady_clock::now();
-    std::unordered_map<pid_t, std::chrono::steady_clock::time_point> still_unread;
+    UnreadSince still_unread;
     for (const auto& [pid, thread] : children()) {
         if (ours.count(pid) != 0) continue;
         // Perhaps a launch not noted yet: a child of a thread launching now, or any child

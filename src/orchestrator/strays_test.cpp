@@ -3,6 +3,8 @@
 
 #include "orchestrator/strays.hpp"
 
+#include "support/temp_dir.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -19,31 +21,16 @@ using namespace board::orchestrator;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-namespace {
-
-struct SweepScratch {
-    fs::path dir = fs::temp_directory_path() / ("board-sweep-" + std::to_string(::getpid()));
-
-    SweepScratch() {
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-    }
-
-    ~SweepScratch() { fs::remove_all(dir); }
-};
-
-}  // namespace
-
 TEST_CASE("a helper of a run still going is not taken for a stray while it execs") {
     // Inside execve a process's environment reads empty: a sweep then must not judge it by
     // the run its environment would have named. The helper execs itself hundreds of times,
     // its environment naming a run still going, while sweeps run back to back.
-    const SweepScratch s;
-    const auto script = s.dir / "again.sh";
+    const board::testing::TempDir scratch{"board-sweep-"};
+    const auto script = scratch.path() / "again.sh";
     std::ofstream{script} << "#!/bin/sh\nif [ \"$1\" -gt 0 ]; then exec \"$0\" $(($1 - 1)); fi\n"
                              "exec sleep 300\n";
     fs::permissions(script, fs::perms::owner_all);
-    const RunOfProcess going{(s.dir / "T-1").string(), "0002"};
+    const RunOfProcess going{(scratch.path() / "T-1").string(), "0002"};
     const pid_t not_a_process = 4'194'304;  // above pid_max: the run's agent, as noted
     note_launched(not_a_process, going);
     const std::string run_env = "BOARD_RUN=" + going.run;
